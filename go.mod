@@ -1,0 +1,3 @@
+module github.com/llmforge/forge
+
+go 1.25.0
