@@ -1,0 +1,114 @@
+// Package bosses holds the boss bars, one table for the whole course, and the
+// helpers the boss benchmarks use to measure their figures.
+//
+// A boss is each unit's final challenge: not "implement X" but "make X fast
+// enough, exact enough, or free enough". Its correctness conditions are the
+// test TestBossN_<Name> in the unit; its figures are reported by the benchmark
+// BenchmarkBossN_<Name> with b.ReportMetric, and `forge boss` compares them
+// with the bars below. Wherever the machine matters a figure is a ratio
+// measured side by side in one run (against a naive version, a copy kernel or
+// a peak probe in the same process), so a bar holds on a laptop, a shared CI
+// runner and a server alike.
+package bosses
+
+import "fmt"
+
+// Cmp says how a figure must compare with its bar.
+type Cmp string
+
+const (
+	AtLeast Cmp = ">=" // the figure must be at least the bar
+	AtMost  Cmp = "<=" // the figure must be at most the bar
+	Info    Cmp = "info"
+)
+
+// Gate is a whole-package check that a boss requires besides its figures.
+type Gate string
+
+const (
+	GateGofmt Gate = "gofmt" // every file of the package is gofmt-formatted
+	GateVet   Gate = "vet"   // go vet reports nothing (with and without -tags forgedebug)
+	GateRace  Gate = "race"  // the unit's tests pass under the race detector
+)
+
+// Bar is one figure a boss benchmark reports and the value it must reach.
+type Bar struct {
+	Metric string  // the unit name given to b.ReportMetric, e.g. "overhead-%"
+	Cmp    Cmp     // how the figure compares with Value
+	Value  float64 // the bar
+	How    string  // how the figure is measured, in one sentence
+}
+
+// Met reports whether figure x clears the bar.
+func (b Bar) Met(x float64) bool {
+	switch b.Cmp {
+	case AtLeast:
+		return x >= b.Value
+	case AtMost:
+		return x <= b.Value
+	}
+	return true
+}
+
+// String renders the bar as "overhead-% <= 5".
+func (b Bar) String() string {
+	if b.Cmp == Info {
+		return b.Metric + " (reported, no bar)"
+	}
+	return fmt.Sprintf("%s %s %g", b.Metric, b.Cmp, b.Value)
+}
+
+// Boss is one unit's boss.
+type Boss struct {
+	Unit  int
+	Name  string // TestBossN_Name and BenchmarkBossN_Name in the unit's tests
+	Title string
+	Gates []Gate
+	Bars  []Bar
+}
+
+// TestName is the name of the boss's correctness test.
+func (b Boss) TestName() string { return fmt.Sprintf("TestBoss%d_%s", b.Unit, b.Name) }
+
+// BenchName is the name of the boss's benchmark.
+func (b Boss) BenchName() string { return fmt.Sprintf("BenchmarkBoss%d_%s", b.Unit, b.Name) }
+
+// Table is every boss of the course. Instructors gate on it; learners (and
+// their coding assistants) never edit it.
+var Table = []Boss{
+	{
+		Unit: 0, Name: "GreenClean", Title: "green, clean and free",
+		Gates: []Gate{GateGofmt, GateVet, GateRace},
+		Bars: []Bar{{
+			Metric: "assert-overhead-%", Cmp: AtMost, Value: 5,
+			How: "a hot loop calling the release Assert against the same loop without it, interleaved in one run, fastest of each: (t_assert/t_plain − 1)·100",
+		}},
+	},
+	{
+		Unit: 1, Name: "ZeroCopy", Title: "zero-copy discipline",
+		Bars: []Bar{
+			{
+				Metric: "allocs/view", Cmp: AtMost, Value: 0,
+				How: "testing.AllocsPerRun over each view operation (Reshape, Permute, Transpose, Slice, Expand), the worst of them",
+			},
+			{
+				Metric: "storage-allocs", Cmp: AtMost, Value: 0,
+				How: "new Storage buffers created by a pipeline of 1000 successive views (the package's allocation counter, before and after)",
+			},
+			{
+				Metric: "ns/view", Cmp: Info,
+				How: "mean time of one view operation over the pipeline",
+			},
+		},
+	},
+}
+
+// For returns the boss of a unit.
+func For(unit int) (Boss, bool) {
+	for _, b := range Table {
+		if b.Unit == unit {
+			return b, true
+		}
+	}
+	return Boss{}, false
+}
