@@ -1,0 +1,18 @@
+//go:build forgedebug
+
+package unit00
+
+// Debug reports whether this build has debug assertions on (build tag forgedebug).
+const Debug = true
+
+// Assert panics, like Check, when cond is false, but only in builds with the
+// forgedebug tag; in other builds it compiles to nothing. Use it for checks
+// too costly for production, such as re-validating every index in a hot loop.
+//
+// This is the debug version. Its panic value reads
+// "assertion failed at DIR/FILE.go:LINE: msg", pointing at Assert's caller.
+func Assert(cond bool, msg string) {
+	if !cond {
+		panic("assertion failed at " + caller(2) + ": " + msg)
+	}
+}

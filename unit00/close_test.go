@@ -1,0 +1,153 @@
+package unit00
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+var (
+	inf     = math.Inf(1)
+	nan     = math.NaN()
+	negZero = math.Copysign(0, -1)
+	tiniest = math.SmallestNonzeroFloat64 // 4.9e-324, the smallest subnormal
+)
+
+func TestC0_1_Close(t *testing.T) {
+	tests := []struct {
+		name       string
+		got, want  float64
+		atol, rtol float64
+		close      bool
+		why        string
+	}{
+		{"equal", 1.5, 1.5, 0, 0, true, "equal values are close even with no tolerance"},
+		{"within atol", 1.05, 1, 0.1, 0, true, "|1.05−1| = 0.05 ≤ atol 0.1"},
+		{"at atol boundary", 1.5, 1, 0.5, 0, true, "the bound is inclusive: |err| ≤ atol + rtol·|want|"},
+		{"outside atol", 1.2, 1, 0.1, 0, false, "|1.2−1| = 0.2 > atol 0.1"},
+		{"within rtol", 1010, 1000, 0, 0.02, true, "|err| 10 ≤ rtol·|want| = 20"},
+		{"outside rtol", 1030, 1000, 0, 0.02, false, "|err| 30 > rtol·|want| = 20"},
+		{"atol and rtol add", 1.3, 1, 0.2, 0.2, true, "|err| 0.3 ≤ 0.2 + 0.2·1"},
+		{"rtol scales with want, not got (1)", 1, 2, 0, 0.5, true, "budget 0.5·|want|=1 covers |1−2| = 1"},
+		{"rtol scales with want, not got (2)", 2, 1, 0, 0.5, false, "budget 0.5·|want|=0.5 does not cover |2−1| = 1"},
+		{"rtol uses |want| for negatives", -1010, -1000, 0, 0.02, true, "budget uses |want| = 1000"},
+		{"NaN got", nan, 1, inf, inf, false, "NaN is never close, whatever the tolerance"},
+		{"NaN want", 1, nan, 1, 1, false, "NaN is never close"},
+		{"NaN NaN", nan, nan, 1, 1, false, "NaN is not even close to NaN"},
+		{"+Inf +Inf", inf, inf, 0, 0, true, "an infinity is close to the same infinity (Inf−Inf is NaN: compare directly)"},
+		{"-Inf -Inf", -inf, -inf, 0, 0, true, "an infinity is close to the same infinity"},
+		{"+Inf -Inf", inf, -inf, 1, 1, false, "opposite infinities are never close"},
+		{"+Inf huge", inf, math.MaxFloat64, 1, 1, false, "an infinity is close only to an infinity"},
+		{"huge +Inf", math.MaxFloat64, inf, 1, 1, false, "an infinity is close only to an infinity"},
+		{"+0 -0", 0, negZero, 0, 0, true, "+0 and −0 are equal"},
+		{"-0 +0", negZero, 0, 0, 0, true, "+0 and −0 are equal"},
+		{"subnormal vs 0, no atol", tiniest, 0, 0, 0.5, false, "with atol 0 nothing is close to 0 but 0"},
+		{"subnormal vs 0, atol", tiniest, 0, 1e-300, 0, true, "atol covers a subnormal error"},
+		{"subnormals relative", 3e-310, 4e-310, 0, 0.3, true, "subnormals compare like any number: |err| 1e-310 ≤ 0.3·4e-310"},
+		{"subnormals relative tight", 3e-310, 4e-310, 0, 0.2, false, "|err| 1e-310 > 0.2·4e-310"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Close(tc.got, tc.want, tc.atol, tc.rtol); got != tc.close {
+				t.Errorf("Close(got=%g, want=%g, atol=%g, rtol=%g) = %v, want %v: %s",
+					tc.got, tc.want, tc.atol, tc.rtol, got, tc.close, tc.why)
+			}
+		})
+	}
+}
+
+func TestC0_1_AllClose(t *testing.T) {
+	f32 := func(xs ...float64) []float32 {
+		out := make([]float32, len(xs))
+		for i, x := range xs {
+			out[i] = float32(x)
+		}
+		return out
+	}
+	tests := []struct {
+		name       string
+		got        []float32
+		want       []float64
+		atol, rtol float64
+		report     Report
+	}{
+		{
+			name: "all exact", got: f32(1, 2, 3), want: []float64{1, 2, 3}, atol: 0, rtol: 0,
+			report: Report{N: 3, Bad: 0, Worst: 0, Got: 1, Want: 1, AbsErr: 0, Budget: 0},
+		},
+		{
+			name: "one bad, worst is the largest share of budget", got: f32(1.25, 2, 3.5), want: []float64{1, 2, 3}, atol: 0.25, rtol: 0,
+			report: Report{N: 3, Bad: 1, Worst: 2, Got: 3.5, Want: 3, AbsErr: 0.5, Budget: 2},
+		},
+		{
+			// Element 0 has the larger absolute error but a larger budget too:
+			// the worst element is the one closest to (or furthest past) its limit.
+			name: "worst by budget, not by absolute error", got: f32(1100, 1.5), want: []float64{1000, 1}, atol: 0, rtol: 0.25,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: 1.5, Want: 1, AbsErr: 0.5, Budget: 2},
+		},
+		{
+			name: "ties go to the lowest index", got: f32(2, 3), want: []float64{1, 2}, atol: 2, rtol: 0,
+			report: Report{N: 2, Bad: 0, Worst: 0, Got: 2, Want: 1, AbsErr: 1, Budget: 0.5},
+		},
+		{
+			name: "NaN is worst and bad", got: f32(1, math.NaN(), 100), want: []float64{1, 2, 1}, atol: 1, rtol: 0,
+			report: Report{N: 3, Bad: 2, Worst: 1, Got: nan, Want: 2, AbsErr: inf, Budget: inf},
+		},
+		{
+			name: "equal infinities use no budget", got: f32(math.Inf(1), 1.5), want: []float64{inf, 1}, atol: 1, rtol: 0,
+			report: Report{N: 2, Bad: 0, Worst: 1, Got: 1.5, Want: 1, AbsErr: 0.5, Budget: 0.5},
+		},
+		{
+			name: "error with zero tolerance uses infinite budget", got: f32(0, 1), want: []float64{0, 0.5}, atol: 0, rtol: 0,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: 1, Want: 0.5, AbsErr: 0.5, Budget: inf},
+		},
+		{
+			name: "empty", got: nil, want: nil, atol: 0, rtol: 0,
+			report: Report{N: 0, Bad: 0, Worst: -1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := AllClose(tc.got, tc.want, tc.atol, tc.rtol)
+			if err != nil {
+				t.Fatalf("AllClose returned error %v for equal-length slices", err)
+			}
+			if !sameReport(r, tc.report) {
+				t.Errorf("AllClose(got=%v, want=%v, atol=%g, rtol=%g)\n got report %+v\nwant report %+v",
+					tc.got, tc.want, tc.atol, tc.rtol, r, tc.report)
+			}
+			if r.OK() != (tc.report.Bad == 0) {
+				t.Errorf("Report{Bad: %d}.OK() = %v, want %v", r.Bad, r.OK(), tc.report.Bad == 0)
+			}
+		})
+	}
+	t.Run("length mismatch", func(t *testing.T) {
+		_, err := AllClose([]float32{1, 2}, []float64{1}, 0, 0)
+		if !errors.Is(err, ErrInvalid) {
+			t.Fatalf("AllClose with 2 results for 1 expected value: err = %v, want an error wrapping ErrInvalid", err)
+		}
+	})
+}
+
+// sameReport compares reports field by field, treating NaN as equal to NaN.
+func sameReport(a, b Report) bool {
+	eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+	return a.N == b.N && a.Bad == b.Bad && a.Worst == b.Worst &&
+		eq(a.Got, b.Got) && eq(a.Want, b.Want) && eq(a.AbsErr, b.AbsErr) && eq(a.Budget, b.Budget)
+}
+
+func TestC0_1_ReportString(t *testing.T) {
+	r := Report{N: 128, Bad: 2, Worst: 17, Got: 0.5, Want: 0.25, AbsErr: 0.25, Budget: 2.5}
+	want := "2 of 128 not close; worst [17]: got 0.5, want 0.25, |err| 0.25 (250% of budget)"
+	if got := r.String(); got != want {
+		t.Errorf("Report.String()\n got %q\nwant %q", got, want)
+	}
+	ok := Report{N: 4, Bad: 0, Worst: 3, Got: 1, Want: 1, AbsErr: 0.001, Budget: 0.1}
+	if got := ok.String(); !strings.HasPrefix(got, "all 4 close") {
+		t.Errorf("Report.String() of a passing report = %q, want it to start with %q", got, "all 4 close")
+	}
+	if got := (Report{Worst: -1}).String(); got != "all 0 close" {
+		t.Errorf("Report.String() of an empty report = %q, want %q", got, "all 0 close")
+	}
+}

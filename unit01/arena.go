@@ -1,0 +1,83 @@
+package unit01
+
+import (
+	"errors"
+)
+
+// ErrArenaFull is returned when an arena has no room for an allocation.
+var ErrArenaFull = errors.New("arena full")
+
+// Arena is a bump allocator over one aligned Storage: each allocation takes
+// the next Alignment-aligned bytes, and Reset or Rewind gives them all back at
+// once. A forward pass carves its scratch tensors from an arena, so after the
+// first pass it allocates nothing.
+//
+// Memory handed out is not cleared: after Reset or Rewind, new allocations
+// see whatever the previous ones wrote.
+type Arena struct {
+	storage *Storage
+	used    int // bytes handed out, including alignment padding
+	high    int // the largest used has ever been
+}
+
+// Mark is a position in an arena, for Rewind.
+type Mark int
+
+// NewArena returns an arena of capacity bytes, backed by one NewStorage.
+func NewArena(capacity int) *Arena {
+	panic("TODO(1.2): write NewArena, see docs/unit01.md")
+}
+
+// Alloc returns n bytes starting at the next Alignment-aligned position. The
+// slice's capacity is exactly n, so an append can never overwrite the next
+// allocation. When the arena has no room it returns an error wrapping
+// ErrArenaFull that gives the sizes, and the arena is unchanged. A negative n
+// is an error wrapping unit00.ErrInvalid.
+func (a *Arena) Alloc(n int) ([]byte, error) {
+	panic("TODO(1.2): write Arena.Alloc, see docs/unit01.md")
+}
+
+// Float32s returns n float32s carved from the arena, aligned like Alloc.
+func (a *Arena) Float32s(n int) ([]float32, error) {
+	panic("TODO(1.2): write Arena.Float32s, see docs/unit01.md")
+}
+
+// Tensor returns a contiguous tensor of a scalar type dt and shape s carved
+// from the arena: a view of the arena's one Storage, so it costs no heap
+// allocation. Quantized types are an error wrapping unit00.ErrUnsupported.
+func (a *Arena) Tensor(dt DType, s Shape) (Tensor, error) {
+	panic("TODO(1.2): write Arena.Tensor, see docs/unit01.md")
+}
+
+// Reset gives back everything allocated. HighWater is kept.
+func (a *Arena) Reset() {
+	panic("TODO(1.2): write Arena.Reset, see docs/unit01.md")
+}
+
+// Mark returns the current position, for Rewind.
+func (a *Arena) Mark() Mark {
+	panic("TODO(1.2): write Arena.Mark, see docs/unit01.md")
+}
+
+// Rewind gives back everything allocated since m was taken. It panics
+// (unit00.Check) if m is ahead of the current position: that mark was taken
+// before a Reset or an earlier Rewind, and using it would hand out memory
+// still in use.
+func (a *Arena) Rewind(m Mark) {
+	panic("TODO(1.2): write Arena.Rewind, see docs/unit01.md")
+}
+
+// Used is the number of bytes allocated now, alignment padding included.
+func (a *Arena) Used() int {
+	panic("TODO(1.2): write Arena.Used, see docs/unit01.md")
+}
+
+// HighWater is the largest Used has ever been: the capacity a workload needs.
+func (a *Arena) HighWater() int {
+	panic("TODO(1.2): write Arena.HighWater, see docs/unit01.md")
+}
+
+// Cap is the arena's capacity in bytes.
+func (a *Arena) Cap() int {
+	panic("TODO(1.2): write Arena.Cap, see docs/unit01.md")
+}

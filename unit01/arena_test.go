@@ -1,0 +1,164 @@
+package unit01
+
+import (
+	"errors"
+	"testing"
+	"unsafe"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit00"
+)
+
+func TestC1_2_Alloc(t *testing.T) {
+	a := NewArena(1024)
+	if a.Cap() != 1024 || a.Used() != 0 || a.HighWater() != 0 {
+		t.Fatalf("NewArena(1024): Cap %d, Used %d, HighWater %d; want 1024, 0, 0", a.Cap(), a.Used(), a.HighWater())
+	}
+	var prevEnd uintptr
+	for _, n := range []int{1, 3, 64, 65, 7, 100} {
+		b, err := a.Alloc(n)
+		if err != nil {
+			t.Fatalf("Alloc(%d) with %d of 1024 bytes used: %v", n, a.Used(), err)
+		}
+		if len(b) != n || cap(b) != n {
+			t.Errorf("Alloc(%d): len %d, cap %d; want both %d (a larger cap lets an append overwrite the next allocation)", n, len(b), cap(b), n)
+		}
+		p := addr(b)
+		if p%Alignment != 0 {
+			t.Errorf("Alloc(%d) returned an address %d bytes past a %d-byte boundary: round the position up before carving", n, p%Alignment, Alignment)
+		}
+		if p < prevEnd {
+			t.Errorf("Alloc(%d) overlaps the previous allocation", n)
+		}
+		prevEnd = p + uintptr(n)
+	}
+	// 1, 3, 64, 65, 7, 100 bytes, each at the next multiple of 64:
+	// 0+1, 64+3, 128+64, 192+65, 320+7, 384+100.
+	if a.Used() != 484 || a.HighWater() != 484 {
+		t.Errorf("after Alloc(1, 3, 64, 65, 7, 100): Used %d, HighWater %d; want 484 (padding counts)", a.Used(), a.HighWater())
+	}
+	if _, err := a.Alloc(-1); !errors.Is(err, unit00.ErrInvalid) {
+		t.Errorf("Alloc(-1) error = %v, want unit00.ErrInvalid", err)
+	}
+}
+
+func TestC1_2_Full(t *testing.T) {
+	a := NewArena(256)
+	if _, err := a.Alloc(100); err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.Alloc(128) // starts at 128, ends exactly at 256
+	if err != nil || len(b) != 128 {
+		t.Fatalf("Alloc(128) at position 128 of a 256-byte arena must fit exactly: %v", err)
+	}
+	used := a.Used()
+	_, err = a.Alloc(1)
+	if !errors.Is(err, ErrArenaFull) {
+		t.Fatalf("Alloc(1) in a full arena: error = %v, want one wrapping ErrArenaFull", err)
+	}
+	if a.Used() != used {
+		t.Errorf("a failed Alloc changed Used from %d to %d: a failure must leave the arena as it was", used, a.Used())
+	}
+	if _, err := NewArena(64).Alloc(65); !errors.Is(err, ErrArenaFull) {
+		t.Errorf("Alloc(65) in a 64-byte arena: error = %v, want ErrArenaFull", err)
+	}
+	big := NewArena(128)
+	big.Alloc(65)
+	if _, err := big.Alloc(1); !errors.Is(err, ErrArenaFull) {
+		// the next aligned position is 128: nothing fits after it
+		t.Errorf("Alloc(1) at aligned position 128 of a 128-byte arena: error = %v, want ErrArenaFull", err)
+	}
+}
+
+func TestC1_2_ResetAndRewind(t *testing.T) {
+	a := NewArena(4096)
+	first, _ := a.Alloc(100)
+	a.Alloc(200)
+	high := a.Used()
+	a.Reset()
+	if a.Used() != 0 || a.HighWater() != high {
+		t.Errorf("after Reset: Used %d, HighWater %d; want 0, %d (HighWater remembers the peak)", a.Used(), a.HighWater(), high)
+	}
+	again, _ := a.Alloc(100)
+	if addr(again) != addr(first) {
+		t.Errorf("after Reset, the first Alloc must reuse the arena's first bytes")
+	}
+
+	m := a.Mark()
+	x, _ := a.Alloc(10)
+	a.Alloc(1000)
+	a.Rewind(m)
+	if a.Used() != int(m) {
+		t.Errorf("Rewind(mark at %d): Used = %d", m, a.Used())
+	}
+	y, _ := a.Alloc(10)
+	if addr(x) != addr(y) {
+		t.Errorf("after Rewind, the next Alloc must reuse the memory handed out after the mark")
+	}
+	if a.HighWater() < 1000 {
+		t.Errorf("HighWater = %d after an allocation of 1000 bytes", a.HighWater())
+	}
+	late := a.Mark()
+	a.Reset()
+	if _, panicked := oracle.Panics(func() { a.Rewind(late) }); !panicked {
+		t.Errorf("Rewind to a mark ahead of the position (taken before Reset) did not panic; it would hand out memory in use")
+	}
+}
+
+func TestC1_2_Carving(t *testing.T) {
+	a := NewArena(1 << 16)
+	a.Alloc(3)
+	f, err := a.Float32s(10)
+	if err != nil || len(f) != 10 {
+		t.Fatalf("Float32s(10): len %d, err %v", len(f), err)
+	}
+	if p := uintptr(unsafe.Pointer(&f[0])); p%Alignment != 0 {
+		t.Errorf("Float32s is %d bytes past a %d-byte boundary", p%Alignment, Alignment)
+	}
+	before := StorageAllocations()
+	x, err := a.Tensor(F32, MustShape(4, 5))
+	if err != nil {
+		t.Fatalf("Tensor(F32, [4 5]): %v", err)
+	}
+	if StorageAllocations() != before {
+		t.Errorf("Arena.Tensor created a new Storage: it must view the arena's own")
+	}
+	if !x.IsContiguous() || x.Numel() != 20 || x.DType() != F32 {
+		t.Errorf("Arena.Tensor(F32, [4 5]) = contiguous %v, numel %d, dtype %v", x.IsContiguous(), x.Numel(), x.DType())
+	}
+	d := x.F32()
+	if p := uintptr(unsafe.Pointer(&d[0])); p%Alignment != 0 {
+		t.Errorf("an arena tensor's data starts %d bytes past a %d-byte boundary", p%Alignment, Alignment)
+	}
+	if &d[0] == &f[0] {
+		t.Errorf("the tensor overlaps the earlier Float32s allocation")
+	}
+	y, _ := a.Tensor(F32, MustShape(3))
+	y.F32()[0] = 7
+	if x.F32()[19] == 7 || f[9] == 7 {
+		t.Errorf("a write to a second arena tensor showed up in an earlier allocation: allocations overlap")
+	}
+	if y.Storage() != x.Storage() {
+		t.Errorf("two tensors of one arena view different Storages")
+	}
+	if _, err := a.Tensor(Q4_0, MustShape(32)); !errors.Is(err, unit00.ErrUnsupported) {
+		t.Errorf("Arena.Tensor(Q4_0, ...) error = %v, want unit00.ErrUnsupported", err)
+	}
+	if _, err := NewArena(64).Tensor(F32, MustShape(17)); !errors.Is(err, ErrArenaFull) {
+		t.Errorf("a 68-byte tensor from a 64-byte arena: error = %v, want ErrArenaFull", err)
+	}
+}
+
+func TestC1_2_NoHeap(t *testing.T) {
+	a := NewArena(1 << 20)
+	shape := MustShape(8, 8)
+	allocs := testing.AllocsPerRun(100, func() {
+		a.Reset()
+		a.Alloc(100)
+		a.Float32s(64)
+		a.Tensor(F32, shape)
+	})
+	if allocs != 0 {
+		t.Errorf("Alloc, Float32s and Tensor made %v heap allocations per round; an arena hands out its own memory and needs none", allocs)
+	}
+}

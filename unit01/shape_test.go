@@ -1,0 +1,294 @@
+package unit01
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit00"
+)
+
+func TestC1_1_Shape(t *testing.T) {
+	tests := []struct {
+		dims    []int
+		numel   int
+		str     string
+		strides []int
+	}{
+		{nil, 1, "[]", nil},
+		{[]int{5}, 5, "[5]", []int{1}},
+		{[]int{2, 3}, 6, "[2 3]", []int{3, 1}},
+		{[]int{2, 3, 4}, 24, "[2 3 4]", []int{12, 4, 1}},
+		{[]int{4, 0, 3}, 0, "[4 0 3]", []int{0, 3, 1}},
+		{[]int{1, 1, 1, 1, 1, 1, 1, 7}, 7, "[1 1 1 1 1 1 1 7]", []int{7, 7, 7, 7, 7, 7, 7, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.dims), func(t *testing.T) {
+			s, err := NewShape(tc.dims...)
+			if err != nil {
+				t.Fatalf("NewShape(%v): %v", tc.dims, err)
+			}
+			if s.Rank() != len(tc.dims) {
+				t.Errorf("Rank() = %d, want %d", s.Rank(), len(tc.dims))
+			}
+			for i, d := range tc.dims {
+				if s.Dim(i) != d {
+					t.Errorf("Dim(%d) = %d, want %d", i, s.Dim(i), d)
+				}
+			}
+			if s.Numel() != tc.numel {
+				t.Errorf("Numel() = %d, want %d", s.Numel(), tc.numel)
+			}
+			if s.String() != tc.str {
+				t.Errorf("String() = %q, want %q", s.String(), tc.str)
+			}
+			st := s.ContiguousStrides()
+			if fmt.Sprint(st[:len(tc.dims)]) != fmt.Sprint(tc.strides) && len(tc.dims) > 0 {
+				t.Errorf("ContiguousStrides() = %v, want %v (row-major: the last axis has stride 1)", st[:len(tc.dims)], tc.strides)
+			}
+			if !s.Equal(MustShape(tc.dims...)) {
+				t.Errorf("%v.Equal(the same shape) = false", s)
+			}
+		})
+	}
+	t.Run("Equal", func(t *testing.T) {
+		pairs := [][2]Shape{{MustShape(2, 3), MustShape(3, 2)}, {MustShape(6), MustShape(6, 1)}, {MustShape(), MustShape(1)}}
+		for _, p := range pairs {
+			if p[0].Equal(p[1]) {
+				t.Errorf("%v.Equal(%v) = true, want false", p[0], p[1])
+			}
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		bad := [][]int{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {2, -1}, {math.MaxInt / 2, 3}}
+		for _, d := range bad {
+			if _, err := NewShape(d...); !errors.Is(err, unit00.ErrInvalid) {
+				t.Errorf("NewShape(%v) error = %v, want an error wrapping unit00.ErrInvalid", d, err)
+			}
+		}
+		if _, panicked := oracle.Panics(func() { MustShape(-3) }); !panicked {
+			t.Errorf("MustShape(-3) did not panic")
+		}
+		if _, panicked := oracle.Panics(func() { MustShape(2, 3).Dim(2) }); !panicked {
+			t.Errorf("Dim(2) of a rank-2 shape did not panic")
+		}
+	})
+	t.Run("no heap", func(t *testing.T) {
+		var s Shape
+		allocs := testing.AllocsPerRun(100, func() { s = MustShape(2, 3, 4) })
+		if allocs != 0 || s.Numel() != 24 {
+			t.Errorf("MustShape(2, 3, 4) made %v heap allocations; a Shape is a fixed-size value and needs none "+
+				"(if an error message formats the dims slice, the slice escapes to the heap on every call: format a copy)", allocs)
+		}
+	})
+}
+
+func TestC1_1_RowBytes(t *testing.T) {
+	tests := []struct {
+		dt    DType
+		n     int
+		bytes int
+	}{
+		{F32, 10, 40}, {F16, 10, 20}, {BF16, 3, 6}, {I8, 7, 7}, {I32, 2, 8},
+		{Q4_0, 32, 18}, {Q4_0, 4096, 2304}, {Q8_0, 64, 68}, {Q4_K, 256, 144}, {Q6_K, 512, 420}, {F32, 0, 0},
+	}
+	for _, tc := range tests {
+		got, err := tc.dt.RowBytes(tc.n)
+		if err != nil || got != tc.bytes {
+			t.Errorf("%v.RowBytes(%d) = %d, %v; want %d, nil", tc.dt, tc.n, got, err, tc.bytes)
+		}
+	}
+	for _, bad := range []struct {
+		dt DType
+		n  int
+	}{{Q4_0, 33}, {Q4_K, 32}, {DType(99), 4}, {F32, -1}} {
+		if _, err := bad.dt.RowBytes(bad.n); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("%v.RowBytes(%d) error = %v, want an error wrapping unit00.ErrInvalid (a row must hold whole blocks)", bad.dt, bad.n, err)
+		}
+	}
+}
+
+func TestC1_1_Storage(t *testing.T) {
+	for _, n := range []int{1, 3, 63, 64, 65, 1000, 4096} {
+		before := StorageAllocations()
+		s := NewStorage(n)
+		if got := StorageAllocations() - before; got != 1 {
+			t.Errorf("NewStorage(%d) moved StorageAllocations by %d, want 1", n, got)
+		}
+		b := s.Bytes()
+		if len(b) != n || s.Len() != n {
+			t.Fatalf("NewStorage(%d): len(Bytes()) = %d, Len() = %d; want %d", n, len(b), s.Len(), n)
+		}
+		if a := addr(b); a%Alignment != 0 {
+			t.Errorf("NewStorage(%d): buffer starts at %#x, %d bytes past a %d-byte boundary", n, a, a%Alignment, Alignment)
+		}
+		for i, v := range b {
+			if v != 0 {
+				t.Fatalf("NewStorage(%d): byte %d is %d, want a zeroed buffer", n, i, v)
+			}
+		}
+	}
+	t.Run("Float32s shares memory", func(t *testing.T) {
+		s := NewStorage(16)
+		f := s.Float32s()
+		if len(f) != 4 {
+			t.Fatalf("Float32s() of 16 bytes has %d elements, want 4", len(f))
+		}
+		f[1] = 1 // 0x3f800000, little-endian in bytes 4..7
+		if b := s.Bytes(); b[7] != 0x3f || b[6] != 0x80 {
+			t.Errorf("writing Float32s()[1] = 1 left bytes 4..7 = % x; Float32s must view the same memory", b[4:8])
+		}
+	})
+	t.Run("WrapStorage", func(t *testing.T) {
+		raw := make([]byte, 8)
+		before := StorageAllocations()
+		s := WrapStorage(raw)
+		if StorageAllocations() != before {
+			t.Errorf("WrapStorage moved StorageAllocations: it wraps memory, it allocates none")
+		}
+		s.Bytes()[3] = 9
+		if raw[3] != 9 {
+			t.Errorf("WrapStorage copied its input; it must use the slice itself")
+		}
+	})
+}
+
+func TestC1_1_Tensor(t *testing.T) {
+	t.Run("constructors", func(t *testing.T) {
+		for _, dt := range []DType{F32, F16, BF16, I8, I32} {
+			z, err := Zeros(dt, MustShape(2, 3))
+			if err != nil {
+				t.Fatalf("Zeros(%v, [2 3]): %v", dt, err)
+			}
+			if z.DType() != dt || !z.Shape().Equal(MustShape(2, 3)) || z.Offset() != 0 || z.Numel() != 6 {
+				t.Errorf("Zeros(%v, [2 3]) = dtype %v shape %v offset %d numel %d", dt, z.DType(), z.Shape(), z.Offset(), z.Numel())
+			}
+			if st := z.Strides(); st[0] != 3 || st[1] != 1 {
+				t.Errorf("Zeros(%v, [2 3]) strides %v, want [3 1]", dt, st[:2])
+			}
+			if z.Storage().Len() != 6*dt.BlockBytes() {
+				t.Errorf("Zeros(%v, [2 3]) storage of %d bytes, want %d", dt, z.Storage().Len(), 6*dt.BlockBytes())
+			}
+			if v := values(z); fmt.Sprint(v) != "[0 0 0 0 0 0]" {
+				t.Errorf("Zeros(%v, [2 3]) holds %v", dt, v)
+			}
+		}
+		e, err := Empty(Q4_0, MustShape(4, 64))
+		if err != nil || e.Storage().Len() != 4*36 {
+			t.Errorf("Empty(Q4_0, [4 64]): err %v, storage %d bytes; want 144 (4 rows of two 18-byte blocks)", err, e.Storage().Len())
+		}
+		if _, err := Empty(Q4_0, MustShape(4, 48)); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("Empty(Q4_0, [4 48]) error = %v, want unit00.ErrInvalid (48 is not a whole number of 32-element blocks)", err)
+		}
+		if _, err := Empty(DType(77), MustShape(2)); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("Empty(DType(77), [2]) error = %v, want unit00.ErrInvalid", err)
+		}
+		s, err := Zeros(F32, MustShape())
+		if err != nil || s.Numel() != 1 || s.At() != 0 {
+			t.Errorf("Zeros(F32, []) (a scalar): err %v, Numel %d", err, s.Numel())
+		}
+	})
+	t.Run("FromSlice copies", func(t *testing.T) {
+		data := []float32{1, 2, 3, 4, 5, 6}
+		x, err := FromSlice(data, MustShape(3, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[0] = 100
+		if x.At(0, 0) != 1 || x.At(2, 1) != 6 || x.At(1, 0) != 3 {
+			t.Errorf("FromSlice: At(0,0), At(1,0), At(2,1) = %v %v %v, want 1 3 6 (and a copy of the data, not the slice itself)", x.At(0, 0), x.At(1, 0), x.At(2, 1))
+		}
+		if _, err := FromSlice(data, MustShape(4, 2)); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("FromSlice of 6 values into [4 2]: error = %v, want unit00.ErrInvalid", err)
+		}
+	})
+	t.Run("At and Set", func(t *testing.T) {
+		for _, tc := range []struct {
+			dt       DType
+			in, want float32
+		}{{F32, 1.1, 1.1}, {F16, 1.1, 1.0996094}, {BF16, 1.1, 1.1015625}, {F16, -65504, -65504}} {
+			x, _ := Zeros(tc.dt, MustShape(2, 2))
+			x.Set(tc.in, 1, 0)
+			if got := x.At(1, 0); got != tc.want {
+				t.Errorf("%v: Set(%v) then At = %v, want %v (rounded to the type)", tc.dt, tc.in, got, tc.want)
+			}
+			if got := x.At(0, 1); got != 0 {
+				t.Errorf("%v: Set at [1 0] changed [0 1] to %v", tc.dt, got)
+			}
+		}
+		ints, _ := Zeros(I32, MustShape(2))
+		copy(ints.Storage().Bytes()[4:], []byte{0xfe, 0xff, 0xff, 0xff})
+		if ints.At(1) != -2 {
+			t.Errorf("At(1) of I32 bytes fe ff ff ff = %v, want -2 (little-endian, signed)", ints.At(1))
+		}
+		i8, _ := Zeros(I8, MustShape(3))
+		i8.Storage().Bytes()[2] = 0x80
+		if i8.At(2) != -128 {
+			t.Errorf("At(2) of I8 byte 0x80 = %v, want -128", i8.At(2))
+		}
+		x := iota(t, 2, 3)
+		for _, bad := range [][]int{{2, 0}, {0, 3}, {-1, 0}, {1}, {0, 0, 0}} {
+			if _, panicked := oracle.Panics(func() { x.At(bad...) }); !panicked {
+				t.Errorf("At%v of a [2 3] tensor did not panic", bad)
+			}
+		}
+	})
+	t.Run("F32 and Data", func(t *testing.T) {
+		x := iota(t, 2, 3)
+		f := x.F32()
+		if len(f) != 6 || f[4] != 4 {
+			t.Fatalf("F32() of iota [2 3] = %v", f)
+		}
+		f[4] = 40
+		if x.At(1, 1) != 40 {
+			t.Errorf("F32() must share the tensor's memory: wrote 40 at [4], At(1,1) = %v", x.At(1, 1))
+		}
+		if len(x.Data()) != 24 {
+			t.Errorf("len(Data()) of a [2 3] F32 tensor = %d, want 24", len(x.Data()))
+		}
+		h, _ := Zeros(F16, MustShape(2))
+		if _, panicked := oracle.Panics(func() { h.F32() }); !panicked {
+			t.Errorf("F32() of an F16 tensor did not panic")
+		}
+	})
+	t.Run("ByteStrides", func(t *testing.T) {
+		q, _ := Empty(Q4_0, MustShape(4, 64))
+		if nb := q.ByteStrides(); nb[0] != 36 || nb[1] != 18 {
+			t.Errorf("ByteStrides of Q4_0 [4 64] = %v, want [36 18] (rows of two 18-byte blocks; ggml's nb reversed)", nb[:2])
+		}
+		h, _ := Empty(F16, MustShape(2, 3, 5))
+		if nb := h.ByteStrides(); fmt.Sprint(nb[:3]) != "[30 10 2]" {
+			t.Errorf("ByteStrides of F16 [2 3 5] = %v, want [30 10 2]", nb[:3])
+		}
+	})
+}
+
+func TestC1_1_IsContiguous(t *testing.T) {
+	tests := []struct {
+		dims, strides []int
+		want          bool
+	}{
+		{[]int{2, 3}, []int{3, 1}, true},
+		{[]int{2, 3}, []int{1, 2}, false},       // a transpose
+		{[]int{2, 3}, []int{4, 1}, false},       // rows with a gap (a slice of columns)
+		{[]int{1, 4}, []int{999, 1}, true},      // the stride of an extent-1 axis never moves
+		{[]int{3, 1}, []int{1, 77}, true},       // ditto, last axis
+		{[]int{2, 1, 3}, []int{3, 5, 1}, true},  // ditto, in the middle
+		{[]int{2, 3}, []int{0, 1}, false},       // broadcast rows
+		{[]int{0, 3}, []int{1, 7}, true},        // no elements
+		{[]int{}, []int{}, true},                // a scalar
+		{[]int{4}, []int{2}, false},             // every other element
+		{[]int{2, 2, 2}, []int{4, 2, 1}, true},  //
+		{[]int{2, 2, 2}, []int{4, 1, 2}, false}, // last two axes swapped
+	}
+	for _, tc := range tests {
+		var st Strides
+		copy(st[:], tc.strides)
+		x := Tensor{storage: NewStorage(4096), shape: MustShape(tc.dims...), strides: st, dtype: F32}
+		if got := x.IsContiguous(); got != tc.want {
+			t.Errorf("IsContiguous() of shape %v strides %v = %v, want %v", tc.dims, tc.strides, got, tc.want)
+		}
+	}
+}
