@@ -33,7 +33,7 @@ const (
 
 // Bar is one figure a boss benchmark reports and the value it must reach.
 type Bar struct {
-	Metric string  // the unit name given to b.ReportMetric, e.g. "overhead-%"
+	Metric string  // the unit name given to b.ReportMetric, e.g. "assert-overhead-%"
 	Cmp    Cmp     // how the figure compares with Value
 	Value  float64 // the bar
 	How    string  // how the figure is measured, in one sentence
@@ -50,7 +50,7 @@ func (b Bar) Met(x float64) bool {
 	return true
 }
 
-// String renders the bar as "overhead-% <= 5".
+// String renders the bar as "assert-overhead-% <= 5".
 func (b Bar) String() string {
 	if b.Cmp == Info {
 		return b.Metric + " (reported, no bar)"
@@ -81,7 +81,7 @@ var Table = []Boss{
 		Gates: []Gate{GateGofmt, GateVet, GateRace},
 		Bars: []Bar{{
 			Metric: "assert-overhead-%", Cmp: AtMost, Value: 5,
-			How: "a hot loop calling the release Assert against the same loop without it, interleaved in one run, fastest of each: (t_assert/t_plain − 1)·100",
+			How: "a hot loop calling the release Assert against the same loop without it, timed back to back in one run (PairedRatio: median of the per-round ratios): (ratio − 1)·100",
 		}},
 	},
 	{

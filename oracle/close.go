@@ -35,27 +35,30 @@ type Diff struct {
 // OK reports whether every element was within tolerance and the lengths matched.
 func (d Diff) OK() bool { return d.Bad == 0 && d.LenGot == d.LenWant }
 
-// elemErr returns the error of one element and the share of its budget it uses.
-// NaN is never close to anything; an infinity is close only to the same infinity.
-func elemErr(got, want float64, tol Tol) (err, used float64) {
+// elemErr returns the error of one element, the share of its budget it
+// uses, and whether it is outside the tolerance. NaN is never close to
+// anything; an infinity is close only to the same infinity. bad compares the
+// error with the budget directly (not the share with 1), so it agrees with
+// the definition to the last bit.
+func elemErr(got, want float64, tol Tol) (err, used float64, bad bool) {
 	switch {
 	case math.IsNaN(got) || math.IsNaN(want):
-		return math.Inf(1), math.Inf(1)
+		return math.Inf(1), math.Inf(1), true
 	case math.IsInf(got, 0) || math.IsInf(want, 0):
 		if got == want {
-			return 0, 0
+			return 0, 0, false
 		}
-		return math.Inf(1), math.Inf(1)
+		return math.Inf(1), math.Inf(1), true
 	}
 	err = math.Abs(got - want)
-	if err == 0 {
-		return 0, 0
-	}
 	b := tol.budget(want)
-	if b == 0 {
-		return err, math.Inf(1)
+	switch {
+	case err == 0:
+		return 0, 0, false
+	case b == 0:
+		return err, math.Inf(1), true
 	}
-	return err, err / b
+	return err, err / b, err > b
 }
 
 // Compare compares got with want element by element.
@@ -64,8 +67,8 @@ func Compare(got []float32, want []float64, tol Tol) Diff {
 	n := min(len(got), len(want))
 	d.N = n
 	for i := 0; i < n; i++ {
-		err, used := elemErr(float64(got[i]), want[i], tol)
-		if used > 1 {
+		err, used, bad := elemErr(float64(got[i]), want[i], tol)
+		if bad {
 			d.Bad++
 		}
 		if d.Worst < 0 || used > d.Budget {

@@ -10,8 +10,9 @@ import (
 	"github.com/llmforge/forge/oracle"
 )
 
-// here returns "unit00/check_test.go:LINE" for the line after the one that
-// calls it: the tests put the call under test on that line.
+// here returns "unit00/FILE:LINE" for the line after the one that calls it,
+// FILE being the calling test file: the tests put the call under test on
+// that line.
 func here() string {
 	_, file, line, _ := runtime.Caller(1)
 	return fmt.Sprintf("unit00/%s:%d", file[strings.LastIndexAny(file, `/\`)+1:], line+1)

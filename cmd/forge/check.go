@@ -53,5 +53,3 @@ func cmdCheck(ctx context.Context, args []string) error {
 	}
 	return nil
 }
-
-func cmdCI(ctx context.Context, args []string) error { return usagef("not yet") }

@@ -69,7 +69,8 @@ func cmdHint(ctx context.Context, args []string) error {
 		return usagef("challenge %s has hints 1 to %d", id, len(c.Hints))
 	}
 	h := c.Hints[n-1]
-	fmt.Printf("%s %s: hint %d of %d: %s\n\n%s\n\n", id, c.Title, n, len(c.Hints), h.Summary, h.Body)
+	summary := strings.TrimSpace(strings.TrimPrefix(h.Summary, fmt.Sprintf("Hint %d:", n)))
+	fmt.Printf("%s %s: hint %d of %d: %s\n\n%s\n\n", id, c.Title, n, len(c.Hints), summary, h.Body)
 	if n < len(c.Hints) {
 		fmt.Printf("(`make hint UNIT=%02d CH=%s` again for hint %d)\n", int(u), id, n+1)
 	} else {

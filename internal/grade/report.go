@@ -41,11 +41,16 @@ func Render(w io.Writer, r UnitResult, deps string, verbose bool) {
 	fmt.Fprintf(w, "  next: %s\n", NextStep(r))
 }
 
+// RenderBoss writes a boss's line, its gates and its figures against their bars.
 func RenderBoss(w io.Writer, u workbook.Unit, b BossResult, verbose bool) {
 	label := "boss " + b.Boss.Title
 	switch b.Status {
 	case Todo:
-		fmt.Fprintf(w, "  %-39s not attempted (%s)\n", clip(label, 39), todoText(b.Detail))
+		why := todoText(b.Detail)
+		if t, ok := FirstTodo(b.Tests); ok && t.TodoID != "" {
+			why = "its test still hits TODO(" + t.TodoID + "): " + why
+		}
+		fmt.Fprintf(w, "  %-39s not attempted (%s)\n", clip(label, 39), why)
 		return
 	case Pass, Fail:
 		fmt.Fprintf(w, "  %-39s %-8s %s\n", clip(label, 39), b.Status, b.Detail)

@@ -79,6 +79,8 @@ func (r Runner) RunTests(ctx context.Context, b Binary, names []string, repoRoot
 func absorb(evs []event, results map[string]*TestResult, repoRoot string) {
 	var last *TestResult // the test that started last: the one a crash belongs to
 	var loose []string   // output not attributed to any test
+	var cont *TestResult // the test whose first failure message may continue on the next line
+	var indent int       // that message's indentation
 	for _, e := range evs {
 		top, _, _ := strings.Cut(e.Test, "/")
 		res := results[top]
@@ -97,10 +99,19 @@ func absorb(evs []event, results map[string]*TestResult, repoRoot string) {
 		case "output":
 			for _, l := range splitLines(e.Output) {
 				res.Output = append(res.Output, l)
-				if res.Detail == "" {
+				switch {
+				case res.Detail == "":
 					if m := failLineRE.FindStringSubmatch(l); m != nil {
 						res.Detail = prefixSubtest(e.Test, top) + m[1]
+						cont, indent = res, indentOf(l)
 					}
+				case cont == res && indentOf(l) > indent && !failLineRE.MatchString(l):
+					// A multi-line message: its later lines are indented deeper.
+					if len(res.Detail) < maxDetail {
+						res.Detail += " " + strings.TrimSpace(l)
+					}
+				default:
+					cont = nil
 				}
 			}
 		case "pass", "fail", "skip":
@@ -122,6 +133,11 @@ func absorb(evs []event, results map[string]*TestResult, repoRoot string) {
 		}
 	}
 }
+
+// maxDetail bounds the one-line failure shown in the grade table.
+const maxDetail = 300
+
+func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 
 // prefixSubtest returns "Sub/Name: " for a subtest's output, "" for the test itself.
 func prefixSubtest(test, top string) string {

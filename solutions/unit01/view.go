@@ -33,13 +33,13 @@ func (t Tensor) Reshape(s Shape) (Tensor, error) {
 // permutation of 0 … Rank()−1.
 func (t Tensor) Permute(axes ...int) (Tensor, error) {
 	if len(axes) != t.shape.rank {
-		return Tensor{}, fmt.Errorf("Permute%v of a rank-%d tensor %v: %w", slices.Clone(axes), t.shape.rank, t.shape, unit00.ErrInvalid)
+		return Tensor{}, fmt.Errorf("permute %v of a rank-%d tensor %v: %w", slices.Clone(axes), t.shape.rank, t.shape, unit00.ErrInvalid)
 	}
 	var seen [MaxRank]bool
 	v := t
 	for i, a := range axes {
 		if a < 0 || a >= t.shape.rank || seen[a] {
-			return Tensor{}, fmt.Errorf("Permute%v of %v: not a permutation of 0…%d: %w", slices.Clone(axes), t.shape, t.shape.rank-1, unit00.ErrInvalid)
+			return Tensor{}, fmt.Errorf("permute %v of %v: not a permutation of 0…%d: %w", slices.Clone(axes), t.shape, t.shape.rank-1, unit00.ErrInvalid)
 		}
 		seen[a] = true
 		v.shape.dims[i] = t.shape.dims[a]

@@ -1,0 +1,106 @@
+# Forge: the learner's and the instructor's interface. `make help` lists
+# the targets; every one of them is a thin wrapper around cmd/forge.
+
+GO          ?= go
+TOOLS       := $(CURDIR)/.tools/bin
+# forge is rebuilt before every use (the build cache makes that instant), so
+# it is never stale and its exit status reaches make unchanged.
+FORGE       := $(TOOLS)/forge
+STATICCHECK := $(TOOLS)/staticcheck
+# staticcheck 2026.2.2, the first release that understands Go 1.26.
+STATICCHECK_VERSION := v0.8.2
+
+# Which implementation to grade: mine (your unitNN/ files), ref (solutions/)
+# or a folder that mirrors solutions/. DEPS picks the units it depends on
+# (default: the same as IMPL). RUN filters tests by name; V=1 shows output.
+IMPL ?= mine
+DEPS ?=
+RUN  ?=
+V    ?=
+# make hint UNIT=01 CH=1.3
+UNIT ?=
+CH   ?=
+
+SELECT := --impl '$(IMPL)' $(if $(DEPS),--deps '$(DEPS)')
+# The engine is built from the reference unless IMPL is given.
+ENGINE_IMPL := $(if $(filter command line environment,$(origin IMPL)),$(IMPL),ref)
+
+UNITS        := 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15
+UNIT_TARGETS := $(addprefix unit,$(UNITS))
+BOSS_TARGETS := $(addprefix boss,$(UNITS))
+
+.PHONY: help grade bosses hint test engine fmt lint tools qemu clean forge $(UNIT_TARGETS) $(BOSS_TARGETS)
+
+help:
+	@echo 'Learner:'
+	@echo '  make grade                 your progress over every unit (a fresh clone is all TODO: the starting line)'
+	@echo '  make unit01 [RUN=C1_3] [V=1]  grade one unit challenge by challenge'
+	@echo '  make boss01                measure the unit'"'"'s boss against its bar'
+	@echo '  make hint UNIT=01 CH=1.3   the next hint of a challenge'
+	@echo 'Instructor:'
+	@echo '  make unit01 IMPL=ref       grade the reference solution'
+	@echo '  make unit05 DEPS=ref       your unit05 on top of the reference units 00-04'
+	@echo '  make unit01 IMPL=DIR       grade a folder that mirrors solutions/ (a student'"'"'s submission)'
+	@echo '  make bosses IMPL=ref       every boss figure against its bar'
+	@echo 'Project:'
+	@echo '  make test                  everything CI checks; closes with "make test: N passed, M failed"'
+	@echo '  make engine                build bin/llm (from IMPL, default ref)'
+	@echo '  make fmt | make lint | make tools'
+
+forge:
+	@$(GO) build -o $(FORGE) ./cmd/forge
+
+$(UNIT_TARGETS): unit%: forge
+	@$(FORGE) grade $* $(SELECT) $(if $(RUN),--run '$(RUN)') $(if $(V),-v)
+
+$(BOSS_TARGETS): boss%: forge
+	@$(FORGE) boss $* $(SELECT) $(if $(V),-v)
+
+grade: forge
+	@$(FORGE) progress $(SELECT)
+
+bosses: forge
+	@$(FORGE) boss $(SELECT) $(if $(V),-v)
+
+hint: forge
+	@$(if $(and $(UNIT),$(CH)),$(FORGE) hint $(UNIT) $(CH),echo 'usage: make hint UNIT=01 CH=1.3' >&2; exit 2)
+
+# The CI entry point (.ci/run calls it) and the README's test command.
+test: tools forge
+	@$(FORGE) ci --staticcheck $(STATICCHECK)
+
+engine: forge
+	@mkdir -p bin
+	$(GO) build -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" -o bin/llm ./cmd/llm
+	@echo "built bin/llm from impl $(ENGINE_IMPL)"
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+lint: $(STATICCHECK) forge
+	@$(FORGE) ci --staticcheck $(STATICCHECK) --only 'gofmt|go vet|staticcheck'
+
+# Tools the checks need, installed by the project itself at pinned versions:
+# staticcheck from the Go module proxy, and qemu-user from Debian for the
+# arm64 test run (not needed on an arm64 machine).
+tools: $(STATICCHECK) qemu
+
+$(STATICCHECK):
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+qemu:
+	@if [ "$$($(GO) env GOHOSTARCH)" = arm64 ] || command -v qemu-aarch64 >/dev/null 2>&1; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo 'note: qemu-aarch64 is missing and there is no apt-get: the arm64 test step will fail'; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo 'installing qemu-user (Debian) for the arm64 tests...'; \
+		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user >/dev/null; \
+	elif command -v sudo >/dev/null 2>&1; then \
+		echo 'installing qemu-user (Debian) for the arm64 tests, with sudo...'; \
+		sudo apt-get update -qq >/dev/null && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user >/dev/null; \
+	else \
+		echo 'note: qemu-aarch64 is missing and this user cannot install it: the arm64 test step will fail'; \
+	fi
+
+clean:
+	rm -rf bin .forge

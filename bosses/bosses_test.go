@@ -1,0 +1,52 @@
+package bosses
+
+import (
+	"testing"
+	"time"
+)
+
+func TestBarMet(t *testing.T) {
+	at := Bar{Metric: "x", Cmp: AtLeast, Value: 0.6}
+	most := Bar{Metric: "y", Cmp: AtMost, Value: 0}
+	if !at.Met(0.6) || at.Met(0.59) || !most.Met(0) || most.Met(1) || !(Bar{Cmp: Info}).Met(-1) {
+		t.Error("Bar.Met compares the wrong way")
+	}
+}
+
+func TestTable(t *testing.T) {
+	seen := map[int]bool{}
+	for _, b := range Table {
+		if seen[b.Unit] {
+			t.Errorf("unit %d has two bosses", b.Unit)
+		}
+		seen[b.Unit] = true
+		if b.Name == "" || b.Title == "" || (len(b.Bars) == 0 && len(b.Gates) == 0) {
+			t.Errorf("boss of unit %d is incomplete: %+v", b.Unit, b)
+		}
+		for _, bar := range b.Bars {
+			if bar.Metric == "" || bar.How == "" {
+				t.Errorf("boss of unit %d has a bar without a metric or a method: %+v", b.Unit, bar)
+			}
+		}
+	}
+	if b, ok := For(1); !ok || b.TestName() != "TestBoss1_ZeroCopy" || b.BenchName() != "BenchmarkBoss1_ZeroCopy" {
+		t.Errorf("For(1) = %+v", b)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	xs := []float64{5, 1, 3}
+	if Median(xs) != 3 || Median([]float64{4, 1, 2, 3}) != 2.5 || Median(nil) != 0 {
+		t.Error("Median")
+	}
+	if xs[0] != 5 {
+		t.Error("Median must not reorder its input")
+	}
+}
+
+func TestPairedRatio(t *testing.T) {
+	r := PairedRatio(5, func() { time.Sleep(2 * time.Millisecond) }, func() { time.Sleep(6 * time.Millisecond) })
+	if r < 2 || r > 4.5 {
+		t.Errorf("PairedRatio of a 6 ms task over a 2 ms task = %.2f, want about 3", r)
+	}
+}

@@ -1,0 +1,128 @@
+// Package ci runs everything `make test` checks, one step after another, and
+// closes with one summary line: "make test: N passed, M failed".
+package ci
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/llmforge/forge/internal/overlay"
+	"github.com/llmforge/forge/internal/workbook"
+)
+
+// Step is one check.
+type Step struct {
+	Name string
+	Run  func(ctx context.Context, e *Env) error
+}
+
+// Env is what the steps share.
+type Env struct {
+	Repo        workbook.Repo
+	RefOverlay  string // overlay file selecting every reference solution
+	Staticcheck string // path of the staticcheck binary
+	Tmp         string
+	out         *bytes.Buffer // the running step's output
+}
+
+// Run runs steps in order, printing a line per step to w (and the output
+// of failed steps), then the closing summary. It returns the number failed.
+func Run(ctx context.Context, w io.Writer, e *Env, steps []Step) int {
+	passed, failed := 0, 0
+	start := time.Now()
+	for _, s := range steps {
+		e.out = &bytes.Buffer{}
+		t0 := time.Now()
+		fmt.Fprintf(w, "==> %s\n", s.Name)
+		err := s.Run(ctx, e)
+		took := time.Since(t0).Round(100 * time.Millisecond)
+		if err != nil {
+			failed++
+			fmt.Fprintf(w, "    FAIL after %v: %v\n", took, err)
+			for _, l := range tail(e.out.String(), 60) {
+				fmt.Fprintf(w, "    | %s\n", l)
+			}
+			continue
+		}
+		passed++
+		fmt.Fprintf(w, "    ok (%v)\n", took)
+	}
+	fmt.Fprintf(w, "\nmake test: %d passed, %d failed (%v)\n", passed, failed, time.Since(start).Round(time.Second))
+	return failed
+}
+
+// Go runs a go command in the repository with extra environment variables,
+// capturing its output in the step's log.
+func (e *Env) Go(ctx context.Context, env []string, args ...string) error {
+	return e.Cmd(ctx, env, "go", args...)
+}
+
+// Cmd runs a command in the repository root, logging its output.
+func (e *Env) Cmd(ctx context.Context, env []string, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = e.Repo.Root
+	cmd.Env = append(os.Environ(), env...)
+	fmt.Fprintf(e.out, "$ %s %s %s\n", strings.Join(env, " "), name, strings.Join(args, " "))
+	cmd.Stdout, cmd.Stderr = e.out, e.out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %v", name, firstArgs(args), err)
+	}
+	return nil
+}
+
+// Logf writes to the running step's log.
+func (e *Env) Logf(format string, args ...any) { fmt.Fprintf(e.out, format, args...) }
+
+// UnitPkgs returns "./unit00", "./unit01", … for the written units.
+func (e *Env) UnitPkgs() []string {
+	var pkgs []string
+	for _, u := range e.Repo.WrittenUnits() {
+		pkgs = append(pkgs, "./"+u.Dir())
+	}
+	return pkgs
+}
+
+// NewEnv prepares a temporary folder and the reference overlay.
+func NewEnv(r workbook.Repo, staticcheck string) (*Env, error) {
+	tmp, err := os.MkdirTemp("", "forge-ci-")
+	if err != nil {
+		return nil, err
+	}
+	ov, err := overlay.Build(r, overlay.Selection{Impl: overlay.Ref, Deps: overlay.Ref})
+	if err != nil {
+		return nil, err
+	}
+	path, err := ov.Write(tmp, "ref.json")
+	if err != nil {
+		return nil, err
+	}
+	if staticcheck == "" {
+		staticcheck = filepath.Join(r.Root, ".tools", "bin", "staticcheck")
+	}
+	return &Env{Repo: r, RefOverlay: path, Staticcheck: staticcheck, Tmp: tmp}, nil
+}
+
+// Close removes the temporary folder.
+func (e *Env) Close() error { return os.RemoveAll(e.Tmp) }
+
+func tail(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("… %d lines before", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return lines
+}
+
+func firstArgs(args []string) string {
+	if len(args) > 3 {
+		return strings.Join(args[:3], " ") + " …"
+	}
+	return strings.Join(args, " ")
+}

@@ -1,0 +1,338 @@
+package ci
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/format"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/llmforge/forge/bosses"
+	"github.com/llmforge/forge/internal/checks"
+	"github.com/llmforge/forge/internal/grade"
+	"github.com/llmforge/forge/internal/mutants"
+	"github.com/llmforge/forge/internal/overlay"
+	"github.com/llmforge/forge/internal/workbook"
+)
+
+// Steps are the checks of `make test`, in the order they run: quick
+// structural checks first, so a broken tree fails fast.
+func Steps() []Step {
+	return []Step{
+		{"gofmt: every Go file is formatted", stepGofmt},
+		{"structure: solution APIs equal stub APIs", structural(checks.API)},
+		{"structure: imports (no solution imports oracle/, units import earlier units only)", structural(checks.Imports)},
+		{"structure: stubs are TODO panics naming their challenge", structural(checks.Stubs)},
+		{"docs: seven parts per challenge, matching the tests", structural(checks.Docs)},
+		{"go vet: stubs, oracle and tooling", stepVetStubs},
+		{"go vet: reference overlay", stepVetRef},
+		{"staticcheck: stubs, oracle and tooling", stepStaticcheckStubs},
+		{"staticcheck: reference overlay", stepStaticcheckRef},
+		{"tests: reference solutions, with -race", stepTestRef},
+		{"tests: oracle, bosses and tooling (the grader's self-test included)", stepTestTooling},
+		{"red gate: every challenge fails on the stubs because of its TODO", stepRedGate},
+		{"mutants: every mutant is caught", stepMutants},
+		{"bosses: reference figures meet their bars (quick)", stepBosses},
+		{"cross-build: linux/arm64, darwin/arm64, windows/amd64", stepCrossBuild},
+		{"tests: reference under GOARCH=arm64 (pure Go paths, qemu)", stepArm64},
+	}
+}
+
+func structural(check func(workbook.Repo) []string) func(context.Context, *Env) error {
+	return func(ctx context.Context, e *Env) error {
+		probs := check(e.Repo)
+		for _, p := range probs {
+			e.Logf("%s\n", p)
+		}
+		if len(probs) > 0 {
+			return fmt.Errorf("%d problems", len(probs))
+		}
+		return nil
+	}
+}
+
+func stepGofmt(ctx context.Context, e *Env) error {
+	var bad []string
+	err := filepath.WalkDir(e.Repo.Root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".tools" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != ".go" {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if out, err := format.Source(src); err != nil || !bytes.Equal(out, src) {
+			rel, _ := filepath.Rel(e.Repo.Root, path)
+			bad = append(bad, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		e.Logf("not gofmt-formatted:\n  %s\n", strings.Join(bad, "\n  "))
+		return fmt.Errorf("%d files need gofmt -w (make fmt)", len(bad))
+	}
+	return nil
+}
+
+func stepVetStubs(ctx context.Context, e *Env) error {
+	if err := e.Go(ctx, nil, "vet", "./..."); err != nil {
+		return err
+	}
+	return e.Go(ctx, nil, "vet", "-tags", "forgedebug", "./...")
+}
+
+func stepVetRef(ctx context.Context, e *Env) error {
+	args := append([]string{"vet", "-overlay", e.RefOverlay}, e.UnitPkgs()...)
+	if err := e.Go(ctx, nil, args...); err != nil {
+		return err
+	}
+	args = append([]string{"vet", "-tags", "forgedebug", "-overlay", e.RefOverlay}, e.UnitPkgs()...)
+	return e.Go(ctx, nil, args...)
+}
+
+// stepStaticcheckStubs lints the stubs without U1000 (unused code: a stub
+// declares fields that only the learner's code will use) and without their
+// tests (staticcheck sees that every stub panics, so to it the code after
+// each call is dead). The tests are linted against the reference instead.
+func stepStaticcheckStubs(ctx context.Context, e *Env) error {
+	if _, err := os.Stat(e.Staticcheck); err != nil {
+		return fmt.Errorf("staticcheck not found at %s: `make tools` installs it", e.Staticcheck)
+	}
+	args := append([]string{"-tests=false", "-checks", "inherit,-U1000"}, e.UnitPkgs()...)
+	if err := e.Cmd(ctx, nil, e.Staticcheck, args...); err != nil {
+		return err
+	}
+	return e.Cmd(ctx, nil, e.Staticcheck, "./oracle/...", "./bosses/...", "./internal/...", "./cmd/...")
+}
+
+// stepStaticcheckRef lints the reference solutions in place: staticcheck
+// does not read overlays, so the tree is materialized with the solutions
+// swapped in for real.
+func stepStaticcheckRef(ctx context.Context, e *Env) error {
+	ov, err := overlay.Build(e.Repo, overlay.Selection{Impl: overlay.Ref, Deps: overlay.Ref})
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(e.Tmp, "ref-tree")
+	if err := overlay.Materialize(e.Repo, ov, dir); err != nil {
+		return err
+	}
+	ref := &Env{Repo: workbook.Repo{Root: dir}, out: e.out}
+	for _, tags := range []string{"", "forgedebug"} {
+		if err := ref.Cmd(ctx, nil, e.Staticcheck, append([]string{"-tags", tags}, e.UnitPkgs()...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stepTestRef(ctx context.Context, e *Env) error {
+	for _, tags := range []string{"", "forgedebug"} {
+		args := append([]string{"test", "-race", "-short", "-count=1", "-tags", tags, "-overlay", e.RefOverlay}, e.UnitPkgs()...)
+		if err := e.Go(ctx, nil, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stepTestTooling(ctx context.Context, e *Env) error {
+	return e.Go(ctx, nil, "test", "-count=1", "./oracle/...", "./bosses/...", "./internal/...", "./cmd/...")
+}
+
+// stepRedGate grades the stubs with every dependency from the reference:
+// each challenge must be TODO, and the TODO hit must be its own or an
+// earlier challenge's of the same unit (a later challenge's tests may need
+// the constructors of an earlier one). Anything else (PASS, FAIL, another
+// panic, a compile error) means the stubs or the tests are wrong.
+func stepRedGate(ctx context.Context, e *Env) error {
+	units := e.Repo.WrittenUnits()
+	bad := 0
+	for _, u := range units {
+		g, err := grade.New(ctx, grade.Options{
+			Repo:      e.Repo,
+			Selection: overlay.Selection{Units: []workbook.Unit{u}, Impl: overlay.Mine, Deps: overlay.Ref},
+			Boss:      grade.BossQuick,
+		})
+		if err != nil {
+			return err
+		}
+		res, err := g.Unit(ctx, u)
+		g.Close()
+		if err != nil {
+			return err
+		}
+		if res.Build != nil {
+			e.Logf("%s: the stubs do not compile with the tests:\n%s\n", u, res.Build.Output)
+			bad++
+			continue
+		}
+		for _, c := range res.Challenges {
+			if why := redReason(c.ID, c.Status, c.Tests); why != "" {
+				e.Logf("%s %s: %s\n", u, c.ID, why)
+				bad++
+			} else {
+				e.Logf("%s %s: TODO as it should be\n", u, c.ID)
+			}
+		}
+		if res.Boss != nil {
+			last := fmt.Sprintf("%d.99", int(u))
+			if why := redReason(last, res.Boss.Status, res.Boss.Tests); why != "" {
+				e.Logf("%s boss: %s\n", u, why)
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d challenges are not red for the TODO reason", bad)
+	}
+	return nil
+}
+
+// redReason says why a result on the stubs is not a proper TODO ("" if it is).
+func redReason(id string, st grade.Status, tests []grade.TestResult) string {
+	if st != grade.Todo {
+		if t, ok := grade.FirstProblem(tests); ok {
+			return fmt.Sprintf("%s on the stubs, want TODO (%s: %s)", st, t.Name, t.Detail)
+		}
+		return fmt.Sprintf("%s on the stubs, want TODO", st)
+	}
+	for _, t := range tests {
+		if t.Status == grade.Todo && !sameUnitNotLater(t.TodoID, id) {
+			return fmt.Sprintf("%s hit TODO(%s), which is not challenge %s or an earlier one of its unit", t.Name, t.TodoID, id)
+		}
+	}
+	return ""
+}
+
+// sameUnitNotLater reports whether TODO id hit belongs to the unit of
+// challenge id and is not a later challenge than it.
+func sameUnitNotLater(hit, id string) bool {
+	var hu, hm, cu, cm int
+	if _, err := fmt.Sscanf(hit, "%d.%d", &hu, &hm); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscanf(id, "%d.%d", &cu, &cm); err != nil {
+		return false
+	}
+	return hu == cu && hm <= cm
+}
+
+func stepMutants(ctx context.Context, e *Env) error {
+	ms, err := mutants.Load(e.Repo)
+	if err != nil {
+		return err
+	}
+	perUnit := map[workbook.Unit]int{}
+	missed := 0
+	for _, m := range ms {
+		perUnit[m.Unit]++
+		v, err := mutants.Check(ctx, e.Repo, m, true)
+		if err != nil {
+			return fmt.Errorf("%s: %v", m.ID(), err)
+		}
+		verdict := "caught"
+		if !v.Caught {
+			verdict = "NOT CAUGHT"
+			missed++
+		}
+		e.Logf("%-40s %s\n", m.ID(), verdict)
+		for _, l := range v.Lines {
+			e.Logf("    %s\n", l)
+		}
+	}
+	for _, u := range e.Repo.WrittenUnits() {
+		if perUnit[u] < 3 {
+			e.Logf("%s has %d mutants; every unit keeps at least 3\n", u, perUnit[u])
+			missed++
+		}
+	}
+	if missed > 0 {
+		return fmt.Errorf("%d mutant problems", missed)
+	}
+	return nil
+}
+
+func stepBosses(ctx context.Context, e *Env) error {
+	var units []workbook.Unit
+	for _, u := range e.Repo.WrittenUnits() {
+		if _, ok := bosses.For(int(u)); ok {
+			units = append(units, u)
+		}
+	}
+	g, err := grade.New(ctx, grade.Options{
+		Repo: e.Repo, Selection: overlay.Selection{Impl: overlay.Ref, Deps: overlay.Ref},
+		Boss: grade.BossFull, BenchCount: 3, Short: true, OnlyBoss: true,
+	})
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	failed := 0
+	for _, u := range units {
+		res, err := g.Unit(ctx, u)
+		if err != nil {
+			return err
+		}
+		if res.Boss == nil {
+			e.Logf("%s: the boss was not measured\n", u)
+			failed++
+			continue
+		}
+		grade.RenderBoss(e.out, u, *res.Boss, true)
+		if res.Boss.Status != grade.Pass {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d reference bosses miss their bars", failed)
+	}
+	return nil
+}
+
+var crossTargets = [][2]string{{"linux", "arm64"}, {"darwin", "arm64"}, {"windows", "amd64"}}
+
+func stepCrossBuild(ctx context.Context, e *Env) error {
+	for _, t := range crossTargets {
+		env := []string{"GOOS=" + t[0], "GOARCH=" + t[1], "CGO_ENABLED=0"}
+		if err := e.Go(ctx, env, "build", "-overlay", e.RefOverlay, "./..."); err != nil {
+			return err
+		}
+		// vet type-checks the test files too, so the tests build there as well.
+		args := append([]string{"vet", "-overlay", e.RefOverlay}, e.UnitPkgs()...)
+		if err := e.Go(ctx, env, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stepArm64(ctx context.Context, e *Env) error {
+	env := []string{"GOARCH=arm64", "CGO_ENABLED=0"}
+	args := []string{"test", "-short", "-count=1", "-overlay", e.RefOverlay}
+	if runtime.GOARCH != "arm64" {
+		qemu, err := exec.LookPath("qemu-aarch64")
+		if err != nil {
+			return errors.New("qemu-aarch64 not found: `make tools` installs Debian's qemu-user (as root)")
+		}
+		args = append(args, "-exec", qemu)
+	}
+	args = append(args, e.UnitPkgs()...)
+	args = append(args, "./oracle/...", "./bosses/...")
+	return e.Go(ctx, env, args...)
+}

@@ -1,0 +1,104 @@
+package grade_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/llmforge/forge/internal/grade"
+	"github.com/llmforge/forge/internal/mutants"
+	"github.com/llmforge/forge/internal/overlay"
+	"github.com/llmforge/forge/internal/workbook"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports in testdata/")
+
+// TestGraderReports grades units 00 and 01 three ways and compares the
+// reports with golden files: the reference must say PASS everywhere, the
+// stubs TODO everywhere (with the starting line), and a mutant FAIL exactly
+// where it is wrong. Measured figures and temporary paths are masked.
+func TestGraderReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs the units' tests three times")
+	}
+	r, err := workbook.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := []workbook.Unit{0, 1}
+	mutantDir := t.TempDir()
+	ms, err := mutants.Load(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offsetTwice mutants.Mutant
+	for _, m := range ms {
+		if m.ID() == "unit01/offset-added-twice" {
+			offsetTwice = m
+		}
+	}
+	if offsetTwice.Name == "" {
+		t.Fatal("the mutant unit01/offset-added-twice is missing")
+	}
+	if err := offsetTwice.Write(r, mutantDir); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		golden string
+		sel    overlay.Selection
+	}{
+		{"ref.golden", overlay.Selection{Units: units, Impl: overlay.Ref, Deps: overlay.Ref}},
+		{"stubs.golden", overlay.Selection{Units: units, Impl: overlay.Mine, Deps: overlay.Mine}},
+		{"mutant.golden", overlay.Selection{Units: []workbook.Unit{1}, Impl: mutantDir, Deps: overlay.Ref}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.golden, func(t *testing.T) {
+			got := report(t, r, tc.sel, mutantDir)
+			path := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (go test ./internal/grade -run TestGraderReports -update writes it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("the grade report differs from %s (rerun with -update if the change is intended):\n--- got\n%s\n--- want\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+// report grades the selected units and renders them as forge grade does.
+func report(t *testing.T, r workbook.Repo, sel overlay.Selection, tmp string) []byte {
+	ctx := context.Background()
+	g, err := grade.New(ctx, grade.Options{Repo: r, Selection: sel, Boss: grade.BossQuick, Short: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var buf bytes.Buffer
+	var results []grade.UnitResult
+	for _, u := range sel.Units {
+		res, err := g.Unit(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grade.Render(&buf, res, sel.Deps, false)
+		results = append(results, res)
+	}
+	if grade.AllTodo(results) {
+		buf.WriteString(grade.StartingLine + "\n")
+	}
+	out := figureRE.ReplaceAll(buf.Bytes(), []byte("${1}#${2}"))
+	return bytes.ReplaceAll(out, []byte(tmp), []byte("MUTANT_DIR"))
+}
+
+// figureRE matches the measured number on a boss figure line.
+var figureRE = regexp.MustCompile(`(?m)^(       \S+\s+)-?[0-9][0-9.e+-]*(\s)`)
