@@ -18,10 +18,14 @@ type Arena struct {
 	storage *Storage
 	used    int // bytes handed out, including alignment padding
 	high    int // the largest used has ever been
+	epoch   int // counts Resets, so a mark from before one is known stale
 }
 
 // Mark is a position in an arena, for Rewind.
-type Mark int
+type Mark struct {
+	pos   int
+	epoch int
+}
 
 // NewArena returns an arena of capacity bytes, backed by one NewStorage.
 func NewArena(capacity int) *Arena {
@@ -44,12 +48,14 @@ func (a *Arena) Float32s(n int) ([]float32, error) {
 
 // Tensor returns a contiguous tensor of a scalar type dt and shape s carved
 // from the arena: a view of the arena's one Storage, so it costs no heap
-// allocation. Quantized types are an error wrapping unit00.ErrUnsupported.
+// allocation. Quantized types are an error wrapping unit00.ErrUnsupported,
+// unknown ones an error wrapping unit00.ErrInvalid.
 func (a *Arena) Tensor(dt DType, s Shape) (Tensor, error) {
 	panic("TODO(1.2): write Arena.Tensor, see docs/unit01.md")
 }
 
-// Reset gives back everything allocated. HighWater is kept.
+// Reset gives back everything allocated, and makes every earlier Mark
+// stale. HighWater is kept.
 func (a *Arena) Reset() {
 	panic("TODO(1.2): write Arena.Reset, see docs/unit01.md")
 }
@@ -60,9 +66,9 @@ func (a *Arena) Mark() Mark {
 }
 
 // Rewind gives back everything allocated since m was taken. It panics
-// (unit00.Check) if m is ahead of the current position: that mark was taken
-// before a Reset or an earlier Rewind, and using it would hand out memory
-// still in use.
+// (unit00.Check) if m is stale: taken before a Reset (the memory after it may
+// belong to new allocations, which the next Alloc would then overwrite), or
+// ahead of the current position (taken after a point that was since rewound).
 func (a *Arena) Rewind(m Mark) {
 	panic("TODO(1.2): write Arena.Rewind, see docs/unit01.md")
 }

@@ -84,12 +84,13 @@ func TestC1_2_ResetAndRewind(t *testing.T) {
 		t.Errorf("after Reset, the first Alloc must reuse the arena's first bytes")
 	}
 
+	pos := a.Used()
 	m := a.Mark()
 	x, _ := a.Alloc(10)
 	a.Alloc(1000)
 	a.Rewind(m)
-	if a.Used() != int(m) {
-		t.Errorf("Rewind(mark at %d): Used = %d", m, a.Used())
+	if a.Used() != pos {
+		t.Errorf("Rewind(mark at %d): Used = %d", pos, a.Used())
 	}
 	y, _ := a.Alloc(10)
 	if addr(x) != addr(y) {
@@ -98,10 +99,19 @@ func TestC1_2_ResetAndRewind(t *testing.T) {
 	if a.HighWater() < 1000 {
 		t.Errorf("HighWater = %d after an allocation of 1000 bytes", a.HighWater())
 	}
-	late := a.Mark()
+	before := a.Mark() // taken at a small position before a Reset
+	a.Alloc(500)
 	a.Reset()
-	if _, panicked := oracle.Panics(func() { a.Rewind(late) }); !panicked {
-		t.Errorf("Rewind to a mark ahead of the position (taken before Reset) did not panic; it would hand out memory in use")
+	a.Alloc(3000) // new allocations now cover where the mark points
+	if _, panicked := oracle.Panics(func() { a.Rewind(before) }); !panicked {
+		t.Errorf("Rewind to a mark taken before Reset did not panic; the next Alloc would overwrite memory handed out since the Reset")
+	}
+	m2 := a.Mark()
+	a.Alloc(10)
+	ahead := a.Mark()
+	a.Rewind(m2)
+	if _, panicked := oracle.Panics(func() { a.Rewind(ahead) }); !panicked {
+		t.Errorf("Rewind to a mark ahead of the position (taken after a point since rewound) did not panic")
 	}
 }
 
@@ -143,6 +153,9 @@ func TestC1_2_Carving(t *testing.T) {
 	}
 	if _, err := a.Tensor(Q4_0, MustShape(32)); !errors.Is(err, unit00.ErrUnsupported) {
 		t.Errorf("Arena.Tensor(Q4_0, ...) error = %v, want unit00.ErrUnsupported", err)
+	}
+	if _, err := a.Tensor(DType(99), MustShape(4)); !errors.Is(err, unit00.ErrInvalid) {
+		t.Errorf("Arena.Tensor(DType(99), ...) error = %v, want unit00.ErrInvalid (an unknown type)", err)
 	}
 	if _, err := NewArena(64).Tensor(F32, MustShape(17)); !errors.Is(err, ErrArenaFull) {
 		t.Errorf("a 68-byte tensor from a 64-byte arena: error = %v, want ErrArenaFull", err)

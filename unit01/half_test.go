@@ -173,3 +173,24 @@ func TestC1_4_BF16(t *testing.T) {
 		t.Errorf("%d of %d float32 inputs converted wrongly", bad, len(in))
 	}
 }
+
+// TestC1_4_TensorAccess checks that At and Set convert F16 and BF16 elements
+// with the conversions of this challenge.
+func TestC1_4_TensorAccess(t *testing.T) {
+	for _, tc := range []struct {
+		dt       DType
+		in, want float32
+	}{{F16, 1.1, 1.0996094}, {BF16, 1.1, 1.1015625}, {F16, -65504, -65504}, {F16, 1e6, float32(math.Inf(1))}} {
+		x, _ := Zeros(tc.dt, MustShape(2, 2))
+		x.Set(tc.in, 1, 0)
+		if got := x.At(1, 0); got != tc.want {
+			t.Errorf("%v: Set(%v) then At = %v, want %v (rounded to the type)", tc.dt, tc.in, got, tc.want)
+		}
+		if got := x.At(0, 1); got != 0 {
+			t.Errorf("%v: Set at [1 0] changed [0 1] to %v", tc.dt, got)
+		}
+		if b := x.Storage().Bytes(); b[4] == 0 && b[5] == 0 {
+			t.Errorf("%v: Set at [1 0] must write the 2-byte element 2 (bytes 4..5), got % x", tc.dt, b)
+		}
+	}
+}

@@ -203,11 +203,15 @@ func TestC1_3_Contiguous(t *testing.T) {
 			t.Errorf("Contiguous of a %s view: memory holds %v, want %v in row-major order", tc.name, c.F32(), tc.want)
 		}
 	}
+	// A 2-byte type: element [0 2] of a [2 3] F16 tensor holds the bits 0x3e00
+	// (1.5); after a transpose and Contiguous it is element [2 0] of [3 2],
+	// bytes 8 and 9 of the copy. (Raw bits, so 1.4's conversions are not needed.)
 	h, _ := Zeros(F16, MustShape(2, 3))
-	h.Set(1.5, 0, 2)
+	h.Storage().Bytes()[4], h.Storage().Bytes()[5] = 0x00, 0x3e
 	ht, _ := h.Transpose(0, 1)
-	if hc := ht.Contiguous(); hc.DType() != F16 || hc.At(2, 0) != 1.5 {
-		t.Errorf("Contiguous of a transposed F16 view: dtype %v, At(2, 0) = %v; want F16, 1.5", hc.DType(), hc.At(2, 0))
+	hc := ht.Contiguous()
+	if b := hc.Storage().Bytes(); hc.DType() != F16 || len(b) != 12 || b[8] != 0x00 || b[9] != 0x3e {
+		t.Errorf("Contiguous of a transposed F16 view: dtype %v, bytes % x; want F16 with 00 3e at bytes 8..9 (copy whole 2-byte elements)", hc.DType(), b)
 	}
 }
 

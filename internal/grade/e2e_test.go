@@ -96,9 +96,10 @@ func report(t *testing.T, r workbook.Repo, sel overlay.Selection, tmp string) []
 	if grade.AllTodo(results) {
 		buf.WriteString(grade.StartingLine + "\n")
 	}
-	out := figureRE.ReplaceAll(buf.Bytes(), []byte("${1}#${2}"))
+	out := figureRE.ReplaceAll(buf.Bytes(), []byte("${1}# "))
 	return bytes.ReplaceAll(out, []byte(tmp), []byte("MUTANT_DIR"))
 }
 
-// figureRE matches the measured number on a boss figure line.
-var figureRE = regexp.MustCompile(`(?m)^(       \S+\s+)-?[0-9][0-9.e+-]*(\s)`)
+// figureRE matches the measured number on a boss figure line, with the
+// padding after it (whose width depends on the number).
+var figureRE = regexp.MustCompile(`(?m)^(       \S+\s+)-?[0-9][0-9.e+-]*\s+`)

@@ -22,10 +22,14 @@ type Arena struct {
 	storage *Storage
 	used    int // bytes handed out, including alignment padding
 	high    int // the largest used has ever been
+	epoch   int // counts Resets, so a mark from before one is known stale
 }
 
 // Mark is a position in an arena, for Rewind.
-type Mark int
+type Mark struct {
+	pos   int
+	epoch int
+}
 
 // NewArena returns an arena of capacity bytes, backed by one NewStorage.
 func NewArena(capacity int) *Arena {
@@ -77,9 +81,10 @@ func (a *Arena) Float32s(n int) ([]float32, error) {
 
 // Tensor returns a contiguous tensor of a scalar type dt and shape s carved
 // from the arena: a view of the arena's one Storage, so it costs no heap
-// allocation. Quantized types are an error wrapping unit00.ErrUnsupported.
+// allocation. Quantized types are an error wrapping unit00.ErrUnsupported,
+// unknown ones an error wrapping unit00.ErrInvalid.
 func (a *Arena) Tensor(dt DType, s Shape) (Tensor, error) {
-	if !dt.Valid() || dt.Quantized() {
+	if dt.Quantized() {
 		return Tensor{}, fmt.Errorf("arena: Tensor of type %v: only scalar types are carved from an arena: %w", dt, unit00.ErrUnsupported)
 	}
 	n, err := byteSize(dt, s)
@@ -93,19 +98,24 @@ func (a *Arena) Tensor(dt DType, s Shape) (Tensor, error) {
 	return Tensor{storage: a.storage, offset: start / dt.BlockBytes(), shape: s, strides: s.ContiguousStrides(), dtype: dt}, nil
 }
 
-// Reset gives back everything allocated. HighWater is kept.
-func (a *Arena) Reset() { a.used = 0 }
+// Reset gives back everything allocated, and makes every earlier Mark
+// stale. HighWater is kept.
+func (a *Arena) Reset() {
+	a.used = 0
+	a.epoch++
+}
 
 // Mark returns the current position, for Rewind.
-func (a *Arena) Mark() Mark { return Mark(a.used) }
+func (a *Arena) Mark() Mark { return Mark{pos: a.used, epoch: a.epoch} }
 
 // Rewind gives back everything allocated since m was taken. It panics
-// (unit00.Check) if m is ahead of the current position: that mark was taken
-// before a Reset or an earlier Rewind, and using it would hand out memory
-// still in use.
+// (unit00.Check) if m is stale: taken before a Reset (the memory after it may
+// belong to new allocations, which the next Alloc would then overwrite), or
+// ahead of the current position (taken after a point that was since rewound).
 func (a *Arena) Rewind(m Mark) {
-	unit00.Check(m >= 0 && int(m) <= a.used, "Rewind to a mark ahead of the arena's position")
-	a.used = int(m)
+	unit00.Check(m.epoch == a.epoch, "Rewind to a mark taken before the arena's last Reset")
+	unit00.Check(m.pos <= a.used, "Rewind to a mark ahead of the arena's position")
+	a.used = m.pos
 }
 
 // Used is the number of bytes allocated now, alignment padding included.
