@@ -140,6 +140,10 @@ func TestC1_2_Carving(t *testing.T) {
 	if p := uintptr(unsafe.Pointer(&d[0])); p%Alignment != 0 {
 		t.Errorf("an arena tensor's data starts %d bytes past a %d-byte boundary", p%Alignment, Alignment)
 	}
+	// 3 bytes at 0, 40 at 64: the tensor's 80 bytes start at 128.
+	if at := uintptr(unsafe.Pointer(&d[0])) - addr(x.Storage().Bytes()); at != 128 || a.Used() != 208 {
+		t.Errorf("after Alloc(3) and Float32s(10), Tensor(F32, [4 5]) starts at byte %d of the arena with Used %d; want 128 and 208 (the offset counts elements, not bytes)", at, a.Used())
+	}
 	if &d[0] == &f[0] {
 		t.Errorf("the tensor overlaps the earlier Float32s allocation")
 	}
