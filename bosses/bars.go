@@ -101,6 +101,15 @@ var Table = []Boss{
 			},
 		},
 	},
+	{
+		Unit: 2, Name: "AccurateAndFast", Title: "accurate and fast",
+		Bars: []Bar{
+			{Metric: "softmax-bw-%", Cmp: AtLeast, Value: 60, How: "tensor Softmax over [8192 4096] (128 MiB) against a copy of as many bytes, back to back in one run (PairedRatio): 100·t_copy/t_softmax"},
+			{Metric: "rmsnorm-bw-%", Cmp: AtLeast, Value: 60, How: "tensor RMSNorm over [8192 4096] against a copy, measured the same way"},
+			{Metric: "silu-bw-%", Cmp: AtLeast, Value: 60, How: "SiLU over 2^25 floats against a copy, measured the same way"},
+			{Metric: "copy-GB/s", Cmp: Info, How: "bytes read plus bytes written per second by the copy kernel (bosses.Copy), one timing"},
+		},
+	},
 }
 
 // For returns the boss of a unit.

@@ -1,0 +1,30 @@
+package unit02
+
+import (
+	"github.com/llmforge/forge/unit01"
+)
+
+// SoftmaxRow sets dst to softmax(x/temp + mask): e^(zᵢ − m) / Σⱼ e^(zⱼ − m)
+// with z = x/temp + mask and m = max z. Subtracting the maximum changes
+// nothing mathematically and keeps every exponent ≤ 0, so no e^z overflows
+// even for logits of 1e4. mask is additive (0 to keep, −Inf to hide) and may
+// be nil; temp must be positive. A row whose every z is −Inf (everything
+// masked) gives all zeros: no probability mass anywhere, not NaN. dst may
+// be x. It panics (unit00.Check) on mismatched lengths or temp ≤ 0.
+func SoftmaxRow(dst, x []float32, temp float32, mask []float32) {
+	panic("TODO(2.4): write SoftmaxRow, see docs/unit02.md")
+}
+
+// LogSoftmaxRow sets dst to log(softmax(x/temp + mask)) = z − m − log Σ e^(zⱼ−m),
+// computed without forming the probabilities, so tiny ones keep their
+// precision. A row whose every z is −Inf gives all −Inf. Arguments as
+// SoftmaxRow.
+func LogSoftmaxRow(dst, x []float32, temp float32, mask []float32) {
+	panic("TODO(2.4): write LogSoftmaxRow, see docs/unit02.md")
+}
+
+// Softmax applies SoftmaxRow to every row (the last axis) of the contiguous
+// F32 tensor x, writing into dst of the same shape; temperature 1, no mask.
+func Softmax(dst, x unit01.Tensor) error {
+	panic("TODO(2.4): write Softmax, see docs/unit02.md")
+}

@@ -1,0 +1,163 @@
+package unit02
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit01"
+)
+
+var negInf = float32(math.Inf(-1))
+
+// softmaxTol is the budget of a softmax of x/temp. Each probability is one
+// exponential (≈2 ulp) divided by a sum of n of them (whose error grows like
+// √n·ε): 64 ulp covers rows of thousands. But the exponent zᵢ − m is itself
+// rounded to float32 first, with an absolute error of about ε·|z|, and
+// e^(z+δ) = e^z·(1+δ): so the relative budget also grows with the size of
+// the logits, 4·ε·max|z|. At logits of 1e4 a float32 softmax is good to
+// about 1e-3 in its small probabilities, and no float32 code can do better.
+// The absolute floor is for probabilities below 1e-30, which may underflow.
+func softmaxTol(x []float32, temp float32) oracle.Tol {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(float64(v/temp)))
+	}
+	return oracle.Tol{Atol: 1e-30, Rtol: (64 + 4*m) * eps32}
+}
+
+// logSoftmaxTol: log-probabilities are differences of O(|z|) terms, so
+// their error is relative to the row's scale rather than to each value.
+func logSoftmaxTol(x []float32, temp float32) oracle.Tol {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(float64(v/temp)))
+	}
+	return oracle.Tol{Atol: 64 * eps32 * (m + 1), Rtol: 16 * eps32}
+}
+
+// logitRows returns test rows: ordinary logits, logits of magnitude 1e4
+// (their exponentials overflow unless the maximum is subtracted first), a
+// row with one dominant entry, and constant rows.
+func logitRows(n int) map[string][]float32 {
+	g := oracle.NewRand(uint64(40 + n))
+	huge := g.Uniform(n, -1e4, 1e4)
+	one := g.Normal(n, 0, 1)
+	one[n/2] = 50
+	return map[string][]float32{
+		"normal":    g.Normal(n, 0, 3),
+		"±1e4":      huge,
+		"one of 50": one,
+		"constant":  make([]float32, n),
+		"subnormal": g.Uniform(n, -1e-40, 1e-40),
+	}
+}
+
+// causalMask returns a row of n additive mask entries that hides every
+// position after pos (−Inf) and keeps the rest (0).
+func causalMask(n, pos int) []float32 {
+	m := make([]float32, n)
+	for i := pos + 1; i < n; i++ {
+		m[i] = negInf
+	}
+	return m
+}
+
+func TestC2_4_Softmax(t *testing.T) {
+	eachSIMD(t, func(t *testing.T) {
+		for _, n := range lengths {
+			for name, x := range logitRows(n) {
+				for _, temp := range []float32{1, 0.5, 2.5} {
+					what := fmt.Sprintf("SoftmaxRow(%s, n=%d, temp %g)", name, n, temp)
+					dst := make([]float32, n)
+					SoftmaxRow(dst, x, temp, nil)
+					want := oracle.Softmax(oracle.Float64s(x), float64(temp), nil)
+					oracle.AssertClose(t, what, dst, want, softmaxTol(x, temp))
+					if s := oracle.Sum(dst); math.Abs(s-1) > softmaxTol(x, temp).Rtol {
+						t.Errorf("%s sums to %.9f, want 1", what, s)
+					}
+				}
+				mask := causalMask(n, n/3)
+				dst := make([]float32, n)
+				SoftmaxRow(dst, x, 1, mask)
+				oracle.AssertClose(t, fmt.Sprintf("SoftmaxRow(%s, n=%d, causal mask at %d)", name, n, n/3), dst,
+					oracle.Softmax(oracle.Float64s(x), 1, oracle.Float64s(mask)), softmaxTol(x, 1))
+			}
+		}
+	})
+}
+
+func TestC2_4_SoftmaxEdges(t *testing.T) {
+	eachSIMD(t, func(t *testing.T) {
+		for _, n := range []int{1, 5, 17, 100} {
+			// Everything masked: documented to give all zeros, not NaN.
+			x := oracle.NewRand(44).Normal(n, 0, 1)
+			dst := make([]float32, n)
+			SoftmaxRow(dst, x, 1, causalMask(n, -1))
+			for i, v := range dst {
+				if v != 0 {
+					t.Fatalf("SoftmaxRow of a fully masked row of %d: element %d = %v, want 0 (a fully masked row has no probability mass)", n, i, v)
+				}
+			}
+			allNegInf := make([]float32, n)
+			for i := range allNegInf {
+				allNegInf[i] = negInf
+			}
+			SoftmaxRow(dst, allNegInf, 1, nil)
+			if i, ok := allFinite(dst); !ok || dst[0] != 0 {
+				t.Fatalf("SoftmaxRow of a row of −Inf: element %d = %v, want all zeros", i, dst[max(i, 0)])
+			}
+		}
+		// In place, with a mask.
+		x := []float32{3, 1, -2, 8, 0.5}
+		want := oracle.Softmax(oracle.Float64s(x), 2, oracle.Float64s(causalMask(5, 2)))
+		tol := softmaxTol(x, 2)
+		SoftmaxRow(x, x, 2, causalMask(5, 2))
+		oracle.AssertClose(t, "SoftmaxRow in place with a mask", x, want, tol)
+	})
+	if _, panicked := oracle.Panics(func() { SoftmaxRow(make([]float32, 2), make([]float32, 2), 0, nil) }); !panicked {
+		t.Errorf("SoftmaxRow with temperature 0 did not panic")
+	}
+}
+
+func TestC2_4_LogSoftmax(t *testing.T) {
+	for _, n := range lengths {
+		for name, x := range logitRows(n) {
+			for _, temp := range []float32{1, 0.5} {
+				dst := make([]float32, n)
+				LogSoftmaxRow(dst, x, temp, nil)
+				oracle.AssertClose(t, fmt.Sprintf("LogSoftmaxRow(%s, n=%d, temp %g)", name, n, temp), dst,
+					oracle.LogSoftmax(oracle.Float64s(x), float64(temp), nil), logSoftmaxTol(x, temp))
+			}
+		}
+	}
+	// log of a probability too small for float32: computed directly it is
+	// exact, as log(softmax) it would be log(0) = −Inf.
+	x := []float32{0, -200, -1000}
+	dst := make([]float32, 3)
+	LogSoftmaxRow(dst, x, 1, nil)
+	oracle.AssertClose(t, "LogSoftmaxRow([0 -200 -1000])", dst, []float64{0, -200, -1000}, oracle.Tol{Rtol: 4 * eps32})
+	LogSoftmaxRow(x, x, 1, causalMask(3, 1)) // in place with a mask
+	if x[0] != 0 || math.Abs(float64(x[1])+200) > 1e-4 || !math.IsInf(float64(x[2]), -1) {
+		t.Errorf("LogSoftmaxRow in place with a mask = %v, want [0 -200 -Inf]", x)
+	}
+	all := []float32{negInf, negInf}
+	LogSoftmaxRow(all, all, 1, nil)
+	if !math.IsInf(float64(all[0]), -1) || !math.IsInf(float64(all[1]), -1) {
+		t.Errorf("LogSoftmaxRow of a row of −Inf = %v, want all −Inf", all)
+	}
+}
+
+func TestC2_4_SoftmaxTensor(t *testing.T) {
+	x := tensorOf(t, oracle.NewRand(45).Normal(4*33, 0, 5), 4, 33)
+	dst, _ := unit01.Zeros(unit01.F32, unit01.MustShape(4, 33))
+	if err := Softmax(dst, x); err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 4; r++ {
+		row := x.F32()[r*33 : (r+1)*33]
+		oracle.AssertClose(t, fmt.Sprintf("Softmax row %d", r), dst.F32()[r*33:(r+1)*33],
+			oracle.Softmax(oracle.Float64s(row), 1, nil), softmaxTol(row, 1))
+	}
+}
