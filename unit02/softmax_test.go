@@ -20,21 +20,26 @@ var negInf = float32(math.Inf(-1))
 // about 1e-3 in its small probabilities, and no float32 code can do better.
 // The absolute floor is for probabilities below 1e-30, which may underflow.
 func softmaxTol(x []float32, temp float32) oracle.Tol {
-	m := 0.0
-	for _, v := range x {
-		m = math.Max(m, math.Abs(float64(v/temp)))
-	}
-	return oracle.Tol{Atol: 1e-30, Rtol: (64 + 4*m) * eps32}
+	return oracle.Tol{Atol: 1e-30, Rtol: (64 + 4*maxFiniteAbs(x, temp)) * eps32}
 }
 
 // logSoftmaxTol: log-probabilities are differences of O(|z|) terms, so
 // their error is relative to the row's scale rather than to each value.
 func logSoftmaxTol(x []float32, temp float32) oracle.Tol {
+	return oracle.Tol{Atol: 64 * eps32 * (maxFiniteAbs(x, temp) + 1), Rtol: 16 * eps32}
+}
+
+// maxFiniteAbs is max |x/temp| over the finite entries: masked (−Inf)
+// entries carry no rounding error of their own and must not inflate the
+// budget.
+func maxFiniteAbs(x []float32, temp float32) float64 {
 	m := 0.0
 	for _, v := range x {
-		m = math.Max(m, math.Abs(float64(v/temp)))
+		if z := math.Abs(float64(v / temp)); !math.IsInf(z, 0) {
+			m = math.Max(m, z)
+		}
 	}
-	return oracle.Tol{Atol: 64 * eps32 * (m + 1), Rtol: 16 * eps32}
+	return m
 }
 
 // logitRows returns test rows: ordinary logits, logits of magnitude 1e4

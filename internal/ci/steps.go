@@ -34,7 +34,7 @@ func Steps() []Step {
 		{"go vet: reference overlay", stepVetRef},
 		{"staticcheck: stubs, oracle and tooling", stepStaticcheckStubs},
 		{"staticcheck: reference overlay", stepStaticcheckRef},
-		{"tests: reference solutions, with -race", stepTestRef},
+		{"tests: reference solutions, with -race (plain, forgedebug and purego builds)", stepTestRef},
 		{"tests: oracle, bosses and tooling (the grader's self-test included)", stepTestTooling},
 		{"red gate: every challenge fails on the stubs because of its TODO", stepRedGate},
 		{"mutants: every mutant is caught", stepMutants},
@@ -141,8 +141,11 @@ func stepStaticcheckRef(ctx context.Context, e *Env) error {
 	return nil
 }
 
+// stepTestRef runs the units' tests on the reference three ways: as built
+// for this CPU, with the forgedebug tag (debug assertions on), and with the
+// purego tag (every assembly path replaced by its pure-Go fallback).
 func stepTestRef(ctx context.Context, e *Env) error {
-	for _, tags := range []string{"", "forgedebug"} {
+	for _, tags := range []string{"", "forgedebug", "purego"} {
 		args := append([]string{"test", "-race", "-short", "-count=1", "-tags", tags, "-overlay", e.RefOverlay}, e.UnitPkgs()...)
 		if err := e.Go(ctx, nil, args...); err != nil {
 			return err

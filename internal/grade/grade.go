@@ -30,6 +30,7 @@ type Options struct {
 	Boss       BossMode
 	BenchCount int
 	Short      bool      // run tests and benchmarks with -test.short (CI's quick mode)
+	BuildFlags []string  // extra flags for compiling the test binaries, e.g. -race
 	OnlyBoss   bool      // skip the challenges: measure the boss alone
 	Log        io.Writer // progress notes ("compiling unit01..."); nil for none
 }
@@ -197,13 +198,13 @@ func (g *Grader) filter(tests []string) []string {
 // compile builds the unit's test binary, and a second one with the
 // forgedebug tag when the unit has tests that only build with it.
 func (g *Grader) compile(ctx context.Context, u workbook.Unit) ([]Binary, error) {
-	b, err := Compile(ctx, g.opt.Repo.Root, u.Dir(), g.overlayPath, filepath.Join(g.tmp, u.Dir()+".test"))
+	b, err := Compile(ctx, g.opt.Repo.Root, u.Dir(), g.overlayPath, filepath.Join(g.tmp, u.Dir()+".test"), g.opt.BuildFlags...)
 	if err != nil {
 		return nil, err
 	}
 	bins := []Binary{b}
 	if hasDebugTests(g.opt.Repo.UnitDir(u)) {
-		d, err := Compile(ctx, g.opt.Repo.Root, u.Dir(), g.overlayPath, filepath.Join(g.tmp, u.Dir()+".debug.test"), "-tags", "forgedebug")
+		d, err := Compile(ctx, g.opt.Repo.Root, u.Dir(), g.overlayPath, filepath.Join(g.tmp, u.Dir()+".debug.test"), append([]string{"-tags", "forgedebug"}, g.opt.BuildFlags...)...)
 		if err != nil {
 			return nil, err
 		}

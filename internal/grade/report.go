@@ -174,11 +174,17 @@ func NextStep(r UnitResult) string {
 		case Pass:
 			continue
 		case Todo:
-			id := c.ID
+			id, dir := c.ID, r.Unit.Dir()
 			if t, ok := FirstTodo(c.Tests); ok && t.TodoID != "" {
 				id = t.TodoID
+				var tu int
+				if _, err := fmt.Sscanf(id, "%d.", &tu); err == nil && tu != u {
+					// The stub hit belongs to an earlier unit.
+					dir = fmt.Sprintf("unit%02d", tu)
+					return fmt.Sprintf("this needs %s first: read docs/%s.md § %s and fill in its TODOs in %s/, or grade on the reference with `make unit%02d DEPS=ref`", id, dir, id, dir, u)
+				}
 			}
-			return fmt.Sprintf("read %s § %s, fill in its TODOs in %s/, then run `make unit%02d`", doc, id, r.Unit.Dir(), u)
+			return fmt.Sprintf("read %s § %s, fill in its TODOs in %s/, then run `make unit%02d`", doc, id, dir, u)
 		default:
 			return fmt.Sprintf("`make unit%02d RUN=C%d_%s V=1` shows the whole failure; %s § %s explains the task, `make hint UNIT=%02d CH=%s` gives a nudge",
 				u, u, strings.SplitN(c.ID, ".", 2)[1], doc, c.ID, u, c.ID)

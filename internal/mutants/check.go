@@ -37,10 +37,11 @@ func Check(ctx context.Context, r workbook.Repo, m Mutant, short bool) (Verdict,
 		boss = grade.BossQuick
 	}
 	g, err := grade.New(ctx, grade.Options{
-		Repo:      r,
-		Selection: overlay.Selection{Units: []workbook.Unit{m.Unit}, Impl: dir, Deps: overlay.Ref},
-		Boss:      boss,
-		Short:     short,
+		Repo:       r,
+		Selection:  overlay.Selection{Units: []workbook.Unit{m.Unit}, Impl: dir, Deps: overlay.Ref},
+		Boss:       boss,
+		Short:      short,
+		BuildFlags: m.BuildFlags,
 	})
 	if err != nil {
 		return v, err

@@ -7,8 +7,11 @@
 //
 //	Mutant: At adds the view's offset twice.
 //	Caught-by: 1.3, boss
+//	Build-flags: -race
 //
 // Caught-by lists the challenges (and "boss") whose tests must fail on it.
+// Build-flags, optional, are added when the tests are compiled: a data race
+// is only caught for certain under the race detector.
 package mutants
 
 import (
@@ -32,6 +35,7 @@ type Mutant struct {
 	Name        string
 	Description string   // the "Mutant:" header
 	CaughtBy    []string // challenge ids, or "boss"
+	BuildFlags  []string // extra go test flags, from the optional "Build-flags:" header
 	Files       []patch.File
 	Path        string // the patch file
 }
@@ -79,6 +83,8 @@ func LoadFile(path string) (Mutant, error) {
 		switch strings.TrimSpace(key) {
 		case "Mutant":
 			m.Description = strings.TrimSpace(val)
+		case "Build-flags":
+			m.BuildFlags = strings.Fields(val)
 		case "Caught-by":
 			for _, c := range strings.Split(val, ",") {
 				if c = strings.TrimSpace(c); c != "" {

@@ -2,8 +2,8 @@ package unit02
 
 import "math"
 
-// expf returns e^x in float32 to within about 2 ulp, several times faster
-// than math.Exp. It is the scalar twin of the vector exp in the assembly
+// expf returns e^x in float32 to within 1 ulp (0.96 at worst, measured),
+// without math.Exp's float64 work. It is the scalar twin of the vector exp in the assembly
 // kernels and follows the same steps:
 //
 //  1. n = round(x / ln 2), so that e^x = 2^n · e^r with r = x − n·ln 2 in

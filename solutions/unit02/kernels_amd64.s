@@ -217,8 +217,7 @@ TEXT ·expShiftSumAVX2(SB), NOSPLIT, $0-112
 	VBROADCASTSS scale+96(FP), Y9
 	VBROADCASTSS shift+100(FP), Y8
 	EXP_CONSTS_AVX2
-	VXORPD       Y6, Y6, Y6
-	VXORPD       Y7, Y7, Y7
+	VXORPS       Y10, Y10, Y10
 expsum2loop:
 	PREFETCHT1   (BX)
 	PREFETCHT1   (DX)
@@ -226,17 +225,16 @@ expsum2loop:
 	VFMSUB213PS  Y8, Y9, Y0
 	EXP_AVX2(Y0, Y1, Y2, Y3, Y4, Y5)
 	VMOVUPS      Y0, (DI)
-	VCVTPS2PD    X0, Y1
-	VADDPD       Y1, Y6, Y6
-	VEXTRACTF128 $1, Y0, X1
-	VCVTPS2PD    X1, Y1
-	VADDPD       Y1, Y7, Y7
+	VADDPS       Y0, Y10, Y10
 	ADDQ         $32, SI
 	ADDQ         $32, DI
 	ADDQ         $32, BX
 	ADDQ         $32, DX
 	SUBQ         $8, CX
 	JNZ          expsum2loop
+	VCVTPS2PD    X10, Y6
+	VEXTRACTF128 $1, Y10, X7
+	VCVTPS2PD    X7, Y7
 	VADDPD       Y7, Y6, Y6
 	VEXTRACTF128 $1, Y6, X7
 	VADDPD       X7, X6, X6

@@ -1,0 +1,251 @@
+package unit03
+
+import (
+	"sync"
+
+	"github.com/llmforge/forge/unit00"
+)
+
+// Kernel names a micro-kernel: the innermost loop of the blocked product.
+type Kernel int
+
+const (
+	KernelGo     Kernel = iota // pure Go, 4×4 tiles: every CPU
+	KernelAVX2                 // x86-64 AVX2 + FMA, 6×16 tiles
+	KernelAVX512               // x86-64 AVX-512, 12×32 tiles
+)
+
+// String names the kernel.
+func (k Kernel) String() string {
+	switch k {
+	case KernelAVX2:
+		return "AVX2"
+	case KernelAVX512:
+		return "AVX-512"
+	}
+	return "Go"
+}
+
+// Kernels returns the kernels this CPU and build can run, the pure-Go one
+// first and the fastest last.
+func Kernels() []Kernel {
+	ks := []Kernel{KernelGo}
+	if unit00.CPUSIMD() >= unit00.SIMDAVX2 {
+		ks = append(ks, KernelAVX2)
+	}
+	if unit00.CPUSIMD() >= unit00.SIMDAVX512 {
+		ks = append(ks, KernelAVX512)
+	}
+	return ks
+}
+
+// Best returns the fastest kernel this CPU and build can run.
+func Best() Kernel {
+	ks := Kernels()
+	return ks[len(ks)-1]
+}
+
+// MatMul sets C = A·B with micro-kernel k, blocked for the caches and
+// spread over the pool's goroutines (p may be nil: one thread). It panics
+// (unit00.Check) on shapes that do not fit or a kernel this CPU lacks.
+func MatMul(p *Pool, k Kernel, c, a, b Mat) {
+	checkProduct("MatMul", c, a, b, false)
+	gemm(p, k, c, a, b, false)
+}
+
+// MatMulT sets C = A·Bᵀ, B given as its N×K transpose bt (weights stored
+// [out, in]), like MatMul.
+func MatMulT(p *Pool, k Kernel, c, a, bt Mat) {
+	checkProduct("MatMulT", c, a, bt, true)
+	gemm(p, k, c, a, bt, true)
+}
+
+// geometry is a micro-kernel's tile (mr×nr) and the block sizes that keep
+// its operands in cache: a kc×nr panel of B in L1 while a tile runs, an
+// mc×kc block of A in L2 while it is reused against every panel of B, and a
+// kc×nc block of B in L3 while it is reused against every block of A.
+type geometry struct {
+	mr, nr     int
+	mc, kc, nc int
+}
+
+func (k Kernel) geometry() geometry {
+	switch k {
+	case KernelAVX2:
+		return geometry{mr: 6, nr: 16, mc: 96, kc: 512, nc: 4096}
+	case KernelAVX512:
+		return geometry{mr: 12, nr: 32, mc: 144, kc: 512, nc: 4096}
+	}
+	return geometry{mr: 4, nr: 4, mc: 64, kc: 256, nc: 4096}
+}
+
+// micro runs kernel k on one full tile.
+func (k Kernel) micro(kc int, a, b, c []float32, ldc int, accumulate bool) {
+	switch k {
+	case KernelAVX2, KernelAVX512:
+		microAsm(k, kc, a, b, c, ldc, accumulate)
+	default:
+		kernelGo(kc, a, b, c, ldc, accumulate)
+	}
+}
+
+// buffers are one worker's packing space, reused across calls.
+type buffers struct {
+	a, b, tile []float32
+}
+
+var bufferPool = sync.Pool{New: func() any { return new(buffers) }}
+
+// gemm computes C = A·B (transB: B given transposed) with kernel k on the
+// pool's threads. Each thread takes a slab of C's columns, or of its rows
+// when C is too narrow to share out, and runs the blocked product on it.
+func gemm(p *Pool, k Kernel, c, a, b Mat, transB bool) {
+	unit00.Check(k == KernelGo || k.supported(), "MatMul: this CPU or build cannot run the kernel asked for")
+	g := k.geometry()
+	m, n := c.Rows, c.Cols
+	threads := p.Threads()
+	splitN := n >= m || m < threads*g.mr
+	parts := threads
+	if splitN {
+		parts = min(parts, (n+g.nr-1)/g.nr)
+	} else {
+		parts = min(parts, (m+g.mr-1)/g.mr)
+	}
+	if parts <= 1 || m == 0 || n == 0 {
+		blocked(k, g, c, a, b, transB)
+		return
+	}
+	p.Run(parts, func(t int) {
+		if splitN { // columns [lo, hi), cut at multiples of nr
+			lo, hi := cut(n, g.nr, parts, t)
+			var bs Mat
+			if transB {
+				bs = b.Block(lo, hi, 0, b.Cols) // rows of Bᵀ are columns of B
+			} else {
+				bs = b.Block(0, b.Rows, lo, hi)
+			}
+			blocked(k, g, c.Block(0, m, lo, hi), a, bs, transB)
+		} else {
+			lo, hi := cut(m, g.mr, parts, t)
+			blocked(k, g, c.Block(lo, hi, 0, n), a.Block(lo, hi, 0, a.Cols), b, transB)
+		}
+	})
+}
+
+// cut returns part t of parts of [0, n), cut at multiples of step.
+func cut(n, step, parts, t int) (lo, hi int) {
+	units := (n + step - 1) / step
+	lo = t * units / parts * step
+	hi = min((t+1)*units/parts*step, n)
+	return lo, hi
+}
+
+// blocked is the single-threaded blocked product: the five loops around the
+// micro-kernel of Goto and van de Geijn's design (BLIS).
+func blocked(k Kernel, g geometry, c, a, b Mat, transB bool) {
+	m, n, kk := c.Rows, c.Cols, a.Cols
+	if kk == 0 { // an empty sum: C is zero
+		for i := 0; i < m; i++ {
+			clear(c.Row(i))
+		}
+		return
+	}
+	buf := bufferPool.Get().(*buffers)
+	defer bufferPool.Put(buf)
+	buf.a = grow(buf.a, g.mc*g.kc)
+	buf.b = grow(buf.b, g.kc*g.nc)
+	buf.tile = grow(buf.tile, g.mr*g.nr)
+	for jc := 0; jc < n; jc += g.nc {
+		nc := min(g.nc, n-jc)
+		for pc := 0; pc < kk; pc += g.kc {
+			kc := min(g.kc, kk-pc)
+			packB(buf.b, b, pc, kc, jc, nc, g.nr, transB)
+			for ic := 0; ic < m; ic += g.mc {
+				mc := min(g.mc, m-ic)
+				packA(buf.a, a, ic, mc, pc, kc, g.mr)
+				// C += A-block · B-block, tile by tile; the first depth
+				// block overwrites C, the rest add to it.
+				for jr := 0; jr < nc; jr += g.nr {
+					bp := buf.b[jr*kc : (jr+g.nr)*kc]
+					for ir := 0; ir < mc; ir += g.mr {
+						ap := buf.a[ir*kc : (ir+g.mr)*kc]
+						tile(k, g, c, ic+ir, jc+jr, min(g.mr, mc-ir), min(g.nr, nc-jr), kc, ap, bp, buf.tile, pc > 0)
+					}
+				}
+			}
+		}
+	}
+}
+
+// tile runs the micro-kernel for the rows×cols tile of C at (i, j): in place
+// when it is a full mr×nr tile, through the scratch tile at the edges.
+func tile(k Kernel, g geometry, c Mat, i, j, rows, cols, kc int, ap, bp, scratch []float32, accumulate bool) {
+	if rows == g.mr && cols == g.nr {
+		k.micro(kc, ap, bp, c.Data[i*c.Stride+j:], c.Stride, accumulate)
+		return
+	}
+	k.micro(kc, ap, bp, scratch, g.nr, false)
+	for r := 0; r < rows; r++ {
+		dst := c.Data[(i+r)*c.Stride+j : (i+r)*c.Stride+j+cols]
+		src := scratch[r*g.nr : r*g.nr+cols]
+		if accumulate {
+			for x := range dst {
+				dst[x] += src[x]
+			}
+		} else {
+			copy(dst, src)
+		}
+	}
+}
+
+// packA copies the mc×kc block of A at (i0, p0) into panels of mr rows:
+// panel after panel, each kc steps of mr floats (the tile's column p), rows
+// past the end of A filled with zeros. It writes each panel in order, one
+// step at a time, reading the mr rows side by side.
+func packA(dst []float32, a Mat, i0, mc, p0, kc, mr int) {
+	var rows [16][]float32 // mr ≤ 16
+	for ir := 0; ir < mc; ir += mr {
+		panel := dst[ir*kc : (ir+mr)*kc]
+		live := min(mr, mc-ir)
+		for r := 0; r < live; r++ {
+			start := (i0+ir+r)*a.Stride + p0
+			rows[r] = a.Data[start : start+kc]
+		}
+		for p := 0; p < kc; p++ {
+			step := panel[p*mr : (p+1)*mr]
+			for r := 0; r < live; r++ {
+				step[r] = rows[r][p]
+			}
+			clear(step[live:])
+		}
+	}
+}
+
+// packB copies the kc×nc block of B at (p0, j0) into panels of nr columns:
+// panel after panel, each kc steps of nr floats (row p of the tile's
+// columns), columns past the end filled with zeros. With transB, b holds Bᵀ.
+func packB(dst []float32, b Mat, p0, kc, j0, nc, nr int, transB bool) {
+	for jr := 0; jr < nc; jr += nr {
+		panel := dst[jr*kc : (jr+nr)*kc]
+		cols := min(nr, nc-jr)
+		for p := 0; p < kc; p++ {
+			out := panel[p*nr : (p+1)*nr]
+			if transB {
+				for x := 0; x < cols; x++ {
+					out[x] = b.Data[(j0+jr+x)*b.Stride+p0+p]
+				}
+			} else {
+				copy(out[:cols], b.Data[(p0+p)*b.Stride+j0+jr:])
+			}
+			clear(out[cols:])
+		}
+	}
+}
+
+// grow returns s with room for n floats, reusing its array when it can.
+func grow(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,59 @@
+//go:build amd64 && !purego
+
+package unit03
+
+import "github.com/llmforge/forge/unit00"
+
+// The assembly micro-kernels (gemm_amd64.s): one mr×nr tile of C from
+// packed panels. accumulate adds to C instead of overwriting it.
+
+//go:noescape
+func kernelAVX2(kc int, a, b, c *float32, ldc int, accumulate bool)
+
+//go:noescape
+func kernelAVX512(kc int, a, b, c *float32, ldc int, accumulate bool)
+
+// supported reports whether this CPU can run kernel k.
+func (k Kernel) supported() bool {
+	switch k {
+	case KernelAVX2:
+		return unit00.CPUSIMD() >= unit00.SIMDAVX2
+	case KernelAVX512:
+		return unit00.CPUSIMD() >= unit00.SIMDAVX512
+	}
+	return true
+}
+
+// microAsm runs an assembly kernel on a full tile. The slices are checked
+// for length first: assembly does no bounds checks.
+func microAsm(k Kernel, kc int, a, b, c []float32, ldc int, accumulate bool) {
+	g := k.geometry()
+	_, _, _ = a[kc*g.mr-1], b[kc*g.nr-1], c[(g.mr-1)*ldc+g.nr-1]
+	if k == KernelAVX512 {
+		kernelAVX512(kc, &a[0], &b[0], &c[0], ldc, accumulate)
+	} else {
+		kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, accumulate)
+	}
+}
+
+//go:noescape
+func dot4AVX2(x, w0, w1, w2, w3 []float32) (s0, s1, s2, s3 float32)
+
+//go:noescape
+func dot4AVX512(x, w0, w1, w2, w3 []float32) (s0, s1, s2, s3 float32)
+
+// dot4Asm computes the four dot products of x with w0…w3 over the longest
+// prefix the kernel's vector width allows, and returns its length.
+func dot4Asm(k Kernel, x, w0, w1, w2, w3 []float32) (s [4]float32, n int) {
+	switch k {
+	case KernelAVX512:
+		if n = len(x) &^ 31; n > 0 {
+			s[0], s[1], s[2], s[3] = dot4AVX512(x[:n], w0[:n], w1[:n], w2[:n], w3[:n])
+		}
+	case KernelAVX2:
+		if n = len(x) &^ 15; n > 0 {
+			s[0], s[1], s[2], s[3] = dot4AVX2(x[:n], w0[:n], w1[:n], w2[:n], w3[:n])
+		}
+	}
+	return s, n
+}

@@ -1,0 +1,33 @@
+package unit03
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+)
+
+// bigShapes cross the block sizes of a blocked product: more rows than a
+// row block, more columns than fit a panel many times over, depths beyond
+// one depth block.
+var bigShapes = []shape{{150, 130, 257}, {5, 4100, 3}, {300, 2, 9}, {33, 65, 513}}
+
+func TestC3_2_MatMulIKJ(t *testing.T) {
+	g := oracle.NewRand(33)
+	for _, s := range append(shapes, bigShapes[0]) {
+		c, a, b := operands(g, s, false, true)
+		MatMulIKJ(c, a, b)
+		checkC(t, fmt.Sprintf("MatMulIKJ %v", s), c, a, b, false)
+	}
+}
+
+func TestC3_2_MatMulBlocked(t *testing.T) {
+	g := oracle.NewRand(34)
+	for _, s := range append(shapes, bigShapes...) {
+		for _, padded := range []bool{false, true} {
+			c, a, b := operands(g, s, false, padded)
+			MatMulBlocked(c, a, b)
+			checkC(t, fmt.Sprintf("MatMulBlocked %v (strided %v)", s, padded), c, a, b, false)
+		}
+	}
+}
