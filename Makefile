@@ -29,7 +29,7 @@ UNITS        := 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15
 UNIT_TARGETS := $(addprefix unit,$(UNITS))
 BOSS_TARGETS := $(addprefix boss,$(UNITS))
 
-.PHONY: help grade bosses hint test engine fmt lint tools qemu clean forge $(UNIT_TARGETS) $(BOSS_TARGETS)
+.PHONY: help grade bosses hint test engine fmt lint tools qemu clean forge bench-openblas $(UNIT_TARGETS) $(BOSS_TARGETS)
 
 help:
 	@echo 'Learner:'
@@ -45,6 +45,7 @@ help:
 	@echo 'Project:'
 	@echo '  make test                  everything CI checks; closes with "make test: N passed, M failed"'
 	@echo '  make engine                build bin/llm (from IMPL, default ref)'
+	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
 	@echo '  make fmt | make lint | make tools'
 
 forge:
@@ -73,6 +74,16 @@ engine: forge
 	@mkdir -p bin
 	$(GO) build -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" -o bin/llm ./cmd/llm
 	@echo "built bin/llm from impl $(ENGINE_IMPL)"
+
+# The reference GEMM against OpenBLAS's sgemm on this machine (needs cgo and
+# Debian's libopenblas-dev, which it installs when it can). Not part of make
+# test: it is a measurement, not a gate.
+bench-openblas: forge
+	@if [ ! -e /usr/include/x86_64-linux-gnu/cblas.h ] && [ ! -e /usr/include/cblas.h ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas-dev >/dev/null; \
+		else sudo apt-get install -y -qq libopenblas-dev >/dev/null; fi; \
+	fi
+	$(GO) run -tags openblas -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" ./ci/openblas
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

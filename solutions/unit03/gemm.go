@@ -207,6 +207,9 @@ func packA(dst []float32, a Mat, i0, mc, p0, kc, mr int) {
 	for ir := 0; ir < mc; ir += mr {
 		panel := dst[ir*kc : (ir+mr)*kc]
 		live := min(mr, mc-ir)
+		if live == mr && packPanelAsm(panel, a, i0+ir, p0, kc, mr) {
+			continue
+		}
 		for r := 0; r < live; r++ {
 			start := (i0+ir+r)*a.Stride + p0
 			rows[r] = a.Data[start : start+kc]

@@ -57,3 +57,22 @@ func dot4Asm(k Kernel, x, w0, w1, w2, w3 []float32) (s [4]float32, n int) {
 	}
 	return s, n
 }
+
+//go:noescape
+func packA12AVX512(dst, src *float32, idx *[16]int32, kc int)
+
+// packPanelAsm packs one full 12-row panel of A for the AVX-512 kernel with
+// gathers, and reports whether it did (only full AVX-512 panels whose
+// offsets fit the gather's 32-bit indices qualify).
+func packPanelAsm(panel []float32, a Mat, row, p0, kc, mr int) bool {
+	if mr != 12 || unit00.CPUSIMD() < unit00.SIMDAVX512 || 11*a.Stride+p0+kc > 1<<30 {
+		return false
+	}
+	var idx [16]int32
+	for r := 0; r < 12; r++ {
+		idx[r] = int32(r * a.Stride)
+	}
+	_, _ = panel[12*kc-1], a.Data[(row+11)*a.Stride+p0+kc-1]
+	packA12AVX512(&panel[0], &a.Data[row*a.Stride+p0], &idx, kc)
+	return true
+}

@@ -432,3 +432,26 @@ dot4AVX512_loop:
 	MOVSS   X6, s2+128(FP)
 	MOVSS   X8, s3+132(FP)
 	RET
+
+// func packA12AVX512(dst, src *float32, idx *[16]int32, kc int)
+// Packs 12 rows of A for the AVX-512 kernel: dst[p*12+r] = src[idx[r]+p]
+// for p < kc and r < 12, idx[r] being r times A's stride. One gather
+// collects the twelve values of step p, one masked store writes them.
+TEXT ·packA12AVX512(SB), NOSPLIT, $0-32
+	MOVQ      dst+0(FP), DI
+	MOVQ      src+8(FP), SI
+	MOVQ      idx+16(FP), AX
+	MOVQ      kc+24(FP), CX
+	VMOVDQU32 (AX), Z1
+	MOVW      $0x0fff, BX
+	KMOVW     BX, K1
+packa5loop:
+	KMOVW     K1, K2
+	VGATHERDPS (SI)(Z1*4), K2, Z0
+	VMOVUPS   Z0, K1, (DI)
+	ADDQ      $4, SI
+	ADDQ      $48, DI
+	DECQ      CX
+	JNZ       packa5loop
+	VZEROUPPER
+	RET
