@@ -84,6 +84,8 @@ bench-openblas: forge
 		else sudo apt-get install -y -qq libopenblas-dev >/dev/null; fi; \
 	fi
 	$(GO) run -tags openblas -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" ./ci/openblas
+	@echo; echo 'Again with OpenBLAS forced onto its AVX-512 kernels (OPENBLAS_CORETYPE=SkylakeX):'
+	OPENBLAS_CORETYPE=SkylakeX $(GO) run -tags openblas -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" ./ci/openblas
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

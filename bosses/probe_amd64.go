@@ -18,7 +18,9 @@ func readAVX2(x []float32) float32
 // iteration performs, and the unit's name.
 func fmaProbe() (run func(iters int), flopsPerIter float64, isa string) {
 	switch {
-	case cpu.X86.HasAVX512F:
+	// The same conditions as unit00.CPUSIMD, so the probe runs on the unit
+	// the kernels use.
+	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL && cpu.X86.HasFMA:
 		return fmaLoopAVX512, 24 * 16 * 2, "AVX-512"
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
 		return fmaLoopAVX2, 12 * 8 * 2, "AVX2"

@@ -16,9 +16,7 @@ func activationInputs() []float32 {
 	for i := -2000; i <= 2000; i++ {
 		x = append(x, float32(i)*0.05)
 	}
-	for _, v := range []float32{88.72, 88.73, 89, -87.33, -87.34, -88.73, -89, -103, -104, -1e4, 1e4, 3e38, -3e38, 1e-30, -1e-30, 1e-45, -1e-45, 0} {
-		x = append(x, v)
-	}
+	x = append(x, 88.72, 88.73, 89, -87.33, -87.34, -88.73, -89, -103, -104, -1e4, 1e4, 3e38, -3e38, 1e-30, -1e-30, 1e-45, -1e-45, 0)
 	x = append(x, oracle.NewRand(22).Adversarial(2000)...)
 	return x
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit01"
 )
@@ -71,22 +70,6 @@ func dimsOf(s unit01.Shape) []int {
 // lengths are the row lengths every kernel is tried on: 1, lengths that are
 // not multiples of 8 or 16 (the assembly tails), and a few longer rows.
 var lengths = []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 100, 255, 257, 1000, 4095, 4096, 4097}
-
-// inputsFor returns n test values: normal, uniform over [−lim, lim] and
-// adversarial (huge, tiny, subnormal, signed zeros) in turn.
-func inputsFor(g *oracle.Rand, n int, lim float64) []float32 {
-	x := g.Uniform(n, -lim, lim)
-	adv := g.Adversarial(n)
-	for i := range x {
-		switch i % 4 {
-		case 1:
-			x[i] = adv[i]
-		case 2:
-			x[i] = float32(g.Normal(1, 0, 3)[0])
-		}
-	}
-	return x
-}
 
 // allFinite reports the first non-finite value of x, if any.
 func allFinite(x []float32) (int, bool) {

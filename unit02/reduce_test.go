@@ -65,6 +65,7 @@ func TestC2_5_Sum(t *testing.T) {
 
 func TestC2_5_MaxMeanArgmax(t *testing.T) {
 	nan := float32(math.NaN())
+	negZero := float32(math.Copysign(0, -1))
 	tests := []struct {
 		x      []float32
 		max    float32
@@ -77,7 +78,7 @@ func TestC2_5_MaxMeanArgmax(t *testing.T) {
 		{[]float32{1, nan, 3}, nan, 2},         // Max propagates NaN, Argmax skips it
 		{[]float32{nan, nan}, nan, -1},         // nothing to choose
 		{[]float32{}, negInf, -1},              //
-		{[]float32{-0.0, 0}, 0, 0},             // −0 and +0 are equal: the first wins
+		{[]float32{negZero, 0}, 0, 0},          // −0 and +0 are equal: the first wins
 	}
 	for _, tc := range tests {
 		if got := Max(tc.x); got != tc.max && !(tc.max != tc.max && got != got) {

@@ -5,6 +5,12 @@
 // for anyone tuning the kernels. It is kept out of the unit tests (it needs
 // cgo and Debian's libopenblas-dev); run it with `make bench-openblas`.
 //
+// OpenBLAS picks its kernels at start-up from the CPU model; an OpenBLAS
+// older than the CPU falls back to older kernels (Debian's 0.3.21 runs AVX2
+// "Haswell" kernels on Zen 5). The program prints the kernel set it got;
+// OPENBLAS_CORETYPE=SkylakeX forces the AVX-512 ones, and make
+// bench-openblas runs both.
+//
 // It prints, for 256³, 512³ and 1024³ on one and two threads: GFLOP/s of the
 // reference (IMPL's unit03, the fastest kernel), its share of the FMA peak
 // measured by the same process, and its speed over the naive loops, gonum's
@@ -15,6 +21,7 @@ package main
 #cgo LDFLAGS: -lopenblas
 #include <cblas.h>
 void openblas_set_num_threads(int);
+char* openblas_get_corename(void);
 */
 import "C"
 
@@ -35,7 +42,8 @@ import (
 
 func main() {
 	peak, isa := bosses.Peak(200 * time.Millisecond)
-	fmt.Printf("FMA peak of one core (%s probe): %.1f GFLOP/s; reference kernel: %v\n\n", isa, peak, unit03.Best())
+	fmt.Printf("FMA peak of one core (%s probe): %.1f GFLOP/s; reference kernel: %v; OpenBLAS kernels: %s\n\n",
+		isa, peak, unit03.Best(), C.GoString(C.openblas_get_corename()))
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "size\tthreads\tForge GFLOP/s\t% of peak\t× naive\t× gonum\tOpenBLAS GFLOP/s\t× OpenBLAS\t")
 	for _, n := range []int{256, 512, 1024} {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/llmforge/forge/bosses"
 	"github.com/llmforge/forge/internal/checks"
@@ -241,21 +242,34 @@ func stepMutants(ctx context.Context, e *Env) error {
 	if err != nil {
 		return err
 	}
+	// Two at a time: compiling and running a mutant keeps about one core busy.
+	verdicts := make([]mutants.Verdict, len(ms))
+	errs := make([]error, len(ms))
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			verdicts[i], errs[i] = mutants.Check(ctx, e.Repo, m, true)
+		}()
+	}
+	wg.Wait()
 	perUnit := map[workbook.Unit]int{}
 	missed := 0
-	for _, m := range ms {
+	for i, m := range ms {
 		perUnit[m.Unit]++
-		v, err := mutants.Check(ctx, e.Repo, m, true)
-		if err != nil {
-			return fmt.Errorf("%s: %v", m.ID(), err)
+		if errs[i] != nil {
+			return fmt.Errorf("%s: %v", m.ID(), errs[i])
 		}
 		verdict := "caught"
-		if !v.Caught {
+		if !verdicts[i].Caught {
 			verdict = "NOT CAUGHT"
 			missed++
 		}
 		e.Logf("%-40s %s\n", m.ID(), verdict)
-		for _, l := range v.Lines {
+		for _, l := range verdicts[i].Lines {
 			e.Logf("    %s\n", l)
 		}
 	}

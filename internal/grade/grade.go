@@ -154,7 +154,7 @@ func (g *Grader) Unit(ctx context.Context, u workbook.Unit) (UnitResult, error) 
 		c.Status = Merge(results)
 		res.Challenges = append(res.Challenges, c)
 	}
-	if boss, ok := bosses.For(int(u)); ok && g.opt.Boss != BossSkip && g.opt.Run == nil {
+	if boss, ok := bosses.For(int(u)); ok && g.opt.Boss != BossSkip && (g.opt.Run == nil || g.opt.Run.MatchString(boss.TestName())) {
 		g.logf("measuring the %s boss...\n", u)
 		br, err := g.boss(ctx, u, boss, bins, names, grouped)
 		if err != nil {

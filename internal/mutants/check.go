@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/llmforge/forge/internal/grade"
 	"github.com/llmforge/forge/internal/overlay"
@@ -38,6 +40,7 @@ func Check(ctx context.Context, r workbook.Repo, m Mutant, short bool) (Verdict,
 	}
 	g, err := grade.New(ctx, grade.Options{
 		Repo:       r,
+		Run:        catchersRE(m),
 		Selection:  overlay.Selection{Units: []workbook.Unit{m.Unit}, Impl: dir, Deps: overlay.Ref},
 		Boss:       boss,
 		Short:      short,
@@ -66,6 +69,20 @@ func Check(ctx context.Context, r workbook.Repo, m Mutant, short bool) (Verdict,
 		v.Lines = append(v.Lines, fmt.Sprintf("%-5s %-7s %s", c, status, detail))
 	}
 	return v, nil
+}
+
+// catchersRE selects the tests of the mutant's Caught-by entries: only
+// they decide the verdict, so only they run.
+func catchersRE(m Mutant) *regexp.Regexp {
+	var alts []string
+	for _, c := range m.CaughtBy {
+		if c == "boss" {
+			alts = append(alts, fmt.Sprintf("TestBoss%d_", int(m.Unit)))
+			continue
+		}
+		alts = append(alts, "TestC"+strings.Replace(c, ".", "_", 1)+"_")
+	}
+	return regexp.MustCompile("^(" + strings.Join(alts, "|") + ")")
 }
 
 // catcher finds the result of one Caught-by entry.

@@ -11,6 +11,7 @@ func MatMulIKJ(c, a, b Mat) {
 		for p := 0; p < a.Cols; p++ {
 			aip := a.Data[i*a.Stride+p]
 			brow := b.Data[p*b.Stride : p*b.Stride+c.Cols]
+			row := row[:len(brow)] // one length for both: no bounds checks inside
 			for j, bv := range brow {
 				row[j] += aip * bv
 			}
