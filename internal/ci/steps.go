@@ -31,6 +31,7 @@ func Steps() []Step {
 		{"structure: imports (no solution imports oracle/, units import earlier units only)", structural(checks.Imports)},
 		{"structure: stubs are TODO panics naming their challenge", structural(checks.Stubs)},
 		{"docs: seven parts per challenge, matching the tests", structural(checks.Docs)},
+		{"testdata: every file matches its checksum manifest", structural(checks.Testdata)},
 		{"go vet: stubs, oracle and tooling", stepVetStubs},
 		{"go vet: reference overlay", stepVetRef},
 		{"staticcheck: stubs, oracle and tooling", stepStaticcheckStubs},
@@ -118,7 +119,7 @@ func stepStaticcheckStubs(ctx context.Context, e *Env) error {
 	if err := e.Cmd(ctx, nil, e.Staticcheck, args...); err != nil {
 		return err
 	}
-	return e.Cmd(ctx, nil, e.Staticcheck, "./oracle/...", "./bosses/...", "./internal/...", "./cmd/...")
+	return e.Cmd(ctx, nil, e.Staticcheck, "./oracle/...", "./bosses/...", "./internal/...", "./cmd/...", "./ci/tokcorpus")
 }
 
 // stepStaticcheckRef lints the reference solutions in place: staticcheck
@@ -156,7 +157,7 @@ func stepTestRef(ctx context.Context, e *Env) error {
 }
 
 func stepTestTooling(ctx context.Context, e *Env) error {
-	return e.Go(ctx, nil, "test", "-count=1", "./oracle/...", "./bosses/...", "./internal/...", "./cmd/...")
+	return e.Go(ctx, nil, "test", "-count=1", "./oracle/...", "./bosses/...", "./internal/...", "./cmd/...", "./ci/tokcorpus")
 }
 
 // stepRedGate grades the stubs with every dependency from the reference:
