@@ -125,6 +125,14 @@ var Table = []Boss{
 			{Metric: "gemv-2t-bw-%", Cmp: Info, How: "MatVec on two threads against the single-thread read stream"},
 		},
 	},
+	{
+		Unit: 4, Name: "ByteForByte", Title: "byte for byte",
+		Bars: []Bar{
+			{Metric: "x-tiktoken-r50k", Cmp: AtLeast, Value: 1, How: "encoding the whole corpus with the GPT-2 GGUF vocabulary against tiktoken-go's r50k_base on the same strings, back to back in one run (PairedRatio): t_tiktoken/t_ours"},
+			{Metric: "x-tiktoken-cl100k", Cmp: AtLeast, Value: 1, How: "the same with cl100k_base (Llama 3's pattern) against tiktoken-go's cl100k_base"},
+			{Metric: "MB/s-gpt2", Cmp: Info, How: "corpus bytes encoded per second with the GPT-2 vocabulary, best of five runs"},
+		},
+	},
 }
 
 // For returns the boss of a unit.

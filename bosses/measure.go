@@ -58,3 +58,6 @@ func Copy(dst, src []float32) {
 	}
 	copyStream(dst, src)
 }
+
+// Seconds times one run of f.
+func Seconds(f func()) float64 { return timeIt(f).Seconds() }

@@ -1,0 +1,23 @@
+package unit04
+
+// ParsePre maps a tokenizer.ggml.pre value to its pre-tokenizer, with the
+// aliases llama.cpp accepts. An empty name (no pre key) means GPT-2's. Any
+// other name is an error wrapping unit00.ErrUnsupported.
+func ParsePre(name string) (PreTokenizer, error) {
+	panic("TODO(4.2): write ParsePre, see docs/unit04.md")
+}
+
+// Split cuts text into pre-tokens, the words BPE merges within; joined back
+// together they give text exactly. Go's regexp has no lookahead, which the
+// patterns need for \s+(?!\S), so each pattern is matched by hand: at each
+// position the alternatives are tried in the pattern's order and the first
+// that matches wins, exactly as a backtracking regex engine would. Invalid
+// UTF-8 bytes count as punctuation.
+func (p PreTokenizer) Split(text string) []string {
+	panic("TODO(4.2): write PreTokenizer.Split, see docs/unit04.md")
+}
+
+// AppendSplit is Split appending to dst; the pieces are substrings of text.
+func (p PreTokenizer) AppendSplit(dst []string, text string) []string {
+	panic("TODO(4.2): write PreTokenizer.AppendSplit, see docs/unit04.md")
+}
