@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -19,7 +20,7 @@ const (
 // be valid UTF-8), as substrings of text. Text between matches, which these
 // patterns never leave, would be returned as its own piece.
 func RegexSplit(pattern, text string) []string {
-	re := regexp2.MustCompile(pattern, regexp2.None)
+	re := compiled(pattern)
 	// regexp2 reports positions in runes; map them to bytes.
 	offsets := make([]int, 0, len(text)+1)
 	for i := range text {
@@ -77,4 +78,15 @@ func Runes(s string) []string {
 		s = s[w:]
 	}
 	return out
+}
+
+// patterns caches compiled patterns: fuzzers split millions of strings.
+var patterns sync.Map // string → *regexp2.Regexp
+
+func compiled(pattern string) *regexp2.Regexp {
+	if re, ok := patterns.Load(pattern); ok {
+		return re.(*regexp2.Regexp)
+	}
+	re, _ := patterns.LoadOrStore(pattern, regexp2.MustCompile(pattern, regexp2.None))
+	return re.(*regexp2.Regexp)
 }

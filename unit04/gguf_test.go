@@ -80,31 +80,32 @@ func TestC4_6_Malformed(t *testing.T) {
 		name string
 		data []byte
 		kind error
-		at   bool // found while decoding: an InputError naming the field and offset
+		at   bool  // found while decoding: an InputError naming the field and offset
+		off  int64 // that offset, where the bad field starts; -1: not checked
 	}
 	cases := []malformed{
-		{"empty", nil, unit00.ErrTruncated, true},
-		{"bad magic", append([]byte("GGUX"), good[4:]...), unit00.ErrInvalid, true},
-		{"version 1", withVersion(1), unit00.ErrUnsupported, true},
-		{"kv count beyond the file", hugeCount, unit00.ErrInvalid, true},
-		{"unknown value type", header(1).str("k").u32(99).Bytes(), unit00.ErrUnsupported, true},
-		{"array of arrays", header(1).str("k").u32(9).u32(9).u64(1).Bytes(), unit00.ErrUnsupported, true},
-		{"string longer than the file", header(1).str("k").u32(8).u64(1 << 40).Bytes(), unit00.ErrInvalid, true},
-		{"array longer than the file", header(1).str("tokenizer.ggml.tokens").u32(9).u32(8).u64(1 << 50).Bytes(), unit00.ErrInvalid, true},
-		{"duplicate key", header(2).str("k").u32(4).u32(1).str("k").u32(4).u32(2).Bytes(), unit00.ErrInvalid, true},
-		{"model of the wrong type", header(1).str("tokenizer.ggml.model").u32(4).u32(1).Bytes(), unit00.ErrInvalid, true},
-		{"no tokenizer model", header(1).str("k").u32(4).u32(1).Bytes(), unit00.ErrUnsupported, false},
+		{"empty", nil, unit00.ErrTruncated, true, 0},
+		{"bad magic", append([]byte("GGUX"), good[4:]...), unit00.ErrInvalid, true, 0},
+		{"version 1", withVersion(1), unit00.ErrUnsupported, true, 4},
+		{"kv count beyond the file", hugeCount, unit00.ErrInvalid, true, 16},
+		{"unknown value type", header(1).str("k").u32(99).Bytes(), unit00.ErrUnsupported, true, 33},
+		{"array of arrays", header(1).str("k").u32(9).u32(9).u64(1).Bytes(), unit00.ErrUnsupported, true, 37},
+		{"string longer than the file", header(1).str("k").u32(8).u64(1 << 40).Bytes(), unit00.ErrInvalid, true, 37},
+		{"array longer than the file", header(1).str("tokenizer.ggml.tokens").u32(9).u32(8).u64(1 << 50).Bytes(), unit00.ErrInvalid, true, 61},
+		{"duplicate key", header(2).str("k").u32(4).u32(1).str("k").u32(4).u32(2).Bytes(), unit00.ErrInvalid, true, 41},
+		{"model of the wrong type", header(1).str("tokenizer.ggml.model").u32(4).u32(1).Bytes(), unit00.ErrInvalid, true, 24},
+		{"no tokenizer model", header(1).str("k").u32(4).u32(1).Bytes(), unit00.ErrUnsupported, false, -1},
 		{"scores do not match tokens", header(3).str("tokenizer.ggml.model").u32(8).str("llama").
 			str("tokenizer.ggml.tokens").u32(9).u32(8).u64(1).str("a").
-			str("tokenizer.ggml.scores").u32(9).u32(6).u64(2).u32(0).u32(0).Bytes(), unit00.ErrInvalid, false},
+			str("tokenizer.ggml.scores").u32(9).u32(6).u64(2).u32(0).u32(0).Bytes(), unit00.ErrInvalid, false, -1},
 		{"bos beyond the tokens", header(3).str("tokenizer.ggml.model").u32(8).str("llama").
 			str("tokenizer.ggml.tokens").u32(9).u32(8).u64(1).str("a").
-			str("tokenizer.ggml.bos_token_id").u32(4).u32(7).Bytes(), unit00.ErrInvalid, false},
+			str("tokenizer.ggml.bos_token_id").u32(4).u32(7).Bytes(), unit00.ErrInvalid, false, -1},
 	}
 	// Truncation at every byte of a good file: either the bytes run out
 	// (ErrTruncated) or a length is longer than what is left (ErrInvalid).
 	for n := 0; n < len(good); n++ {
-		cases = append(cases, malformed{fmt.Sprintf("truncated to %d bytes", n), good[:n], nil, true})
+		cases = append(cases, malformed{fmt.Sprintf("truncated to %d bytes", n), good[:n], nil, true, -1})
 	}
 	for _, c := range cases {
 		_, err := ReadVocab(bytes.NewReader(c.data), int64(len(c.data)), "bad.gguf")
@@ -121,6 +122,8 @@ func TestC4_6_Malformed(t *testing.T) {
 		var ie *unit00.InputError
 		if c.at && !errors.As(err, &ie) {
 			t.Errorf("%s: error %q is not a unit00.InputError naming the field and the byte offset", c.name, err)
+		} else if c.off >= 0 && ie.Offset != c.off {
+			t.Errorf("%s: error %q gives byte %d; the bad field starts at byte %d", c.name, err, ie.Offset, c.off)
 		}
 	}
 }

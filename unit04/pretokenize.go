@@ -1,8 +1,11 @@
 package unit04
 
 // ParsePre maps a tokenizer.ggml.pre value to its pre-tokenizer, with the
-// aliases llama.cpp accepts. An empty name (no pre key) means GPT-2's. Any
-// other name is an error wrapping unit00.ErrUnsupported.
+// aliases llama.cpp gives exactly the same behaviour. Any other name is an
+// error wrapping unit00.ErrUnsupported; so is an empty one (no pre key) or
+// "default": llama.cpp then uses a fourth, punctuation-first split that this
+// tokenizer does not implement, and guessing GPT-2's would silently give
+// other ids.
 func ParsePre(name string) (PreTokenizer, error) {
 	panic("TODO(4.2): write ParsePre, see docs/unit04.md")
 }

@@ -56,14 +56,14 @@ func ReadVocab(r io.Reader, size int64, source string) (*Vocab, error) {
 		return nil, err
 	}
 	if magic != 0x46554747 {
-		return nil, d.fail("magic", unit00.ErrInvalid, "not a GGUF file (magic %#08x)", magic)
+		return nil, d.failAt(0, "magic", unit00.ErrInvalid, "not a GGUF file (magic %#08x)", magic)
 	}
 	version, err := d.u32("version")
 	if err != nil {
 		return nil, err
 	}
 	if version != 2 && version != 3 {
-		return nil, d.fail("version", unit00.ErrUnsupported, "GGUF version %d (this reader knows 2 and 3)", version)
+		return nil, d.failAt(4, "version", unit00.ErrUnsupported, "GGUF version %d (this reader knows 2 and 3)", version)
 	}
 	if _, err := d.u64("tensor_count"); err != nil {
 		return nil, err
@@ -82,8 +82,7 @@ func ReadVocab(r io.Reader, size int64, source string) (*Vocab, error) {
 			return nil, err
 		}
 		if key == "" || seen[key] {
-			d.off = at
-			return nil, d.fail(fmt.Sprintf("metadata entry %d", i), unit00.ErrInvalid, "empty or duplicate key %q", key)
+			return nil, d.failAt(at, fmt.Sprintf("metadata entry %d", i), unit00.ErrInvalid, "empty or duplicate key %q", key)
 		}
 		seen[key] = true
 		typ, err := d.u32(key + ": type")
@@ -158,12 +157,22 @@ func (v *Vocab) set(key string, val any, addBOS, addSpace **bool) error {
 // tokenID accepts the integer types writers use for token ids.
 func tokenID(val any) (int, bool) {
 	switch x := val.(type) {
+	case uint8:
+		return int(x), true
+	case uint16:
+		return int(x), true
 	case uint32:
 		return int(x), true
-	case int32:
-		return int(x), x >= 0
 	case uint64:
 		return int(x), x < math.MaxInt32
+	case int8:
+		return int(x), x >= 0
+	case int16:
+		return int(x), x >= 0
+	case int32:
+		return int(x), x >= 0
+	case int64:
+		return int(x), x >= 0 && x < math.MaxInt32
 	}
 	return 0, false
 }
@@ -288,7 +297,8 @@ func (d *decoder) value(key string, typ uint32, keep bool) (any, error) {
 	}
 	size, ok := scalarSize(typ)
 	if !ok {
-		return nil, d.fail(key+": type", unit00.ErrUnsupported, "unknown value type %d", typ)
+		// The type was the last field read: point at its start.
+		return nil, d.failAt(d.off-4, key+": type", unit00.ErrUnsupported, "unknown value type %d", typ)
 	}
 	b, err := d.read(key, size)
 	if err != nil {
@@ -332,13 +342,13 @@ func (d *decoder) array(key string, keep bool) (any, error) {
 		return nil, err
 	}
 	if elem == ggufArray {
-		return nil, d.fail(key+": element type", unit00.ErrUnsupported, "arrays of arrays")
+		return nil, d.failAt(d.off-4, key+": element type", unit00.ErrUnsupported, "arrays of arrays")
 	}
 	minSize := int64(8) // a string's length
 	if elem != ggufString {
 		size, ok := scalarSize(elem)
 		if !ok {
-			return nil, d.fail(key+": element type", unit00.ErrUnsupported, "unknown value type %d", elem)
+			return nil, d.failAt(d.off-4, key+": element type", unit00.ErrUnsupported, "unknown value type %d", elem)
 		}
 		minSize = int64(size)
 	}

@@ -9,15 +9,20 @@ import (
 )
 
 // ParsePre maps a tokenizer.ggml.pre value to its pre-tokenizer, with the
-// aliases llama.cpp accepts. An empty name (no pre key) means GPT-2's. Any
-// other name is an error wrapping unit00.ErrUnsupported.
+// aliases llama.cpp gives exactly the same behaviour. Any other name is an
+// error wrapping unit00.ErrUnsupported; so is an empty one (no pre key) or
+// "default": llama.cpp then uses a fourth, punctuation-first split that this
+// tokenizer does not implement, and guessing GPT-2's would silently give
+// other ids.
 func ParsePre(name string) (PreTokenizer, error) {
 	switch name {
-	case "", "default", "gpt-2", "gpt2", "phi-2", "mpt", "olmo", "jais":
+	case "gpt-2", "phi-2", "mpt", "olmo":
 		return PreGPT2, nil
-	case "llama3", "llama-v3", "llama-bpe", "falcon3", "pixtral", "dbrx", "smaug-bpe":
+	case "llama3", "llama-v3", "llama-bpe", "falcon3", "pixtral":
+		// Not "dbrx" or "smaug-bpe": same split, but llama.cpp does not
+		// skip the merges of whole-word tokens for them (see Encode).
 		return PreLlama3, nil
-	case "qwen2", "deepseek-r1-qwen", "stablelm2", "megrez":
+	case "qwen2", "deepseek-r1-qwen", "megrez":
 		return PreQwen2, nil
 	}
 	return 0, fmt.Errorf("pre-tokenizer %q (this tokenizer knows gpt-2, llama-bpe and qwen2): %w", name, unit00.ErrUnsupported)
@@ -151,13 +156,11 @@ func matchLlama3(s string, single bool) int {
 	if n := contraction(s, true); n > 0 {
 		return n
 	}
-	// [^\r\n\p{L}\p{N}]?\p{L}+
+	// [^\r\n\p{L}\p{N}]?\p{L}+ (no need to retry without the lead: a
+	// lead is never a letter, so \p{L}+ cannot start where it stands)
 	lead := optional(s, func(r rune) bool { return !isNewline(r) && !isLetter(r) && !isNumber(r) })
 	if n := run(s[lead:], isLetter); n > 0 {
 		return lead + n
-	}
-	if n := run(s, isLetter); n > 0 {
-		return n
 	}
 	// \p{N}{1,3}, or \p{N}
 	if r, w := next(s); isNumber(r) {
