@@ -27,6 +27,30 @@ func TestC3_4_Kernels(t *testing.T) {
 	}
 }
 
+// TestC3_4_NoAllocs checks the steady state a forward pass relies on:
+// after a first call, products allocate nothing, on one thread or a pool.
+func TestC3_4_NoAllocs(t *testing.T) {
+	if oracle.RaceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	g := oracle.NewRand(38)
+	p := NewPool(2)
+	defer p.Close()
+	k := Best()
+	if allocs := testing.AllocsPerRun(10, func() { k = Best() }); allocs != 0 {
+		t.Errorf("Best allocates %v times per call, want 0", allocs)
+	}
+	for _, s := range []shape{{1, 300, 70}, {40, 300, 70}} {
+		c, a, b := operands(g, s, true, true)
+		for _, pool := range []*Pool{nil, p} {
+			MatMulT(pool, k, c, a, b)
+			if allocs := testing.AllocsPerRun(20, func() { MatMulT(pool, k, c, a, b) }); allocs != 0 {
+				t.Errorf("MatMulT %v on %d threads allocates %v times per call after the first, want 0: reuse packing buffers, and hand the pool a Task (RunTask), not a closure", s, pool.Threads(), allocs)
+			}
+		}
+	}
+}
+
 // TestC3_4_MatMul runs every kernel this CPU has, the pure-Go fallback
 // included, on every shape, transposed or not, on one and two threads.
 func TestC3_4_MatMul(t *testing.T) {

@@ -31,6 +31,15 @@ func TestC3_5_MatVec(t *testing.T) {
 			}
 		}
 	}
+	if !oracle.RaceEnabled {
+		w, x, y := newMat(g, 300, 200, true), g.Uniform(200, -1, 1), make([]float32, 300)
+		for _, pool := range []*Pool{nil, p} {
+			MatVec(pool, Best(), y, w, x)
+			if allocs := testing.AllocsPerRun(20, func() { MatVec(pool, Best(), y, w, x) }); allocs != 0 {
+				t.Errorf("MatVec 300×200 on %d threads allocates %v times per call, want 0: a decode step calls it seven times per layer", pool.Threads(), allocs)
+			}
+		}
+	}
 	if _, panicked := oracle.Panics(func() { MatVec(nil, KernelGo, make([]float32, 3), NewMat(3, 4), make([]float32, 5)) }); !panicked {
 		t.Errorf("MatVec with len(x) ≠ W.Cols did not panic")
 	}

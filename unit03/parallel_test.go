@@ -43,6 +43,43 @@ func TestC3_3_Pool(t *testing.T) {
 	}
 }
 
+// countTask counts how often each part runs.
+type countTask struct{ hits [100]atomic.Int32 }
+
+func (c *countTask) Do(i int) { c.hits[i].Add(1) }
+
+func TestC3_3_RunTask(t *testing.T) {
+	for _, threads := range []int{1, 2, 3} {
+		p := NewPool(threads)
+		for _, n := range []int{0, 1, 2, 7, 100} {
+			task := new(countTask)
+			p.RunTask(n, task)
+			for i := range task.hits {
+				want := int32(0)
+				if i < n {
+					want = 1
+				}
+				if got := task.hits[i].Load(); got != want {
+					t.Fatalf("Pool(%d).RunTask(%d, t) ran part %d %d times, want %d", threads, n, i, got, want)
+				}
+			}
+		}
+		if !oracle.RaceEnabled {
+			task := new(countTask)
+			if allocs := testing.AllocsPerRun(100, func() { p.RunTask(2, task) }); allocs != 0 {
+				t.Errorf("Pool(%d).RunTask with a pointer to a task allocates %v times per call, want 0: hand the Task itself to the workers, not a closure around it", threads, allocs)
+			}
+		}
+		p.Close()
+	}
+	var nilPool *Pool
+	task := new(countTask)
+	nilPool.RunTask(3, task)
+	if task.hits[0].Load()+task.hits[1].Load()+task.hits[2].Load() != 3 {
+		t.Errorf("a nil Pool must run every part of a task on the caller")
+	}
+}
+
 func TestC3_3_MatMulParallel(t *testing.T) {
 	g := oracle.NewRand(35)
 	pools := []*Pool{nil, NewPool(1), NewPool(2), NewPool(3), NewPool(8)}

@@ -41,8 +41,13 @@ func Kernels() []Kernel {
 
 // Best returns the fastest kernel this CPU and build can run.
 func Best() Kernel {
-	ks := Kernels()
-	return ks[len(ks)-1]
+	switch {
+	case unit00.CPUSIMD() >= unit00.SIMDAVX512:
+		return KernelAVX512
+	case unit00.CPUSIMD() >= unit00.SIMDAVX2:
+		return KernelAVX2
+	}
+	return KernelGo
 }
 
 // MatMul sets C = A·B with micro-kernel k, blocked for the caches and
@@ -115,21 +120,43 @@ func gemm(p *Pool, k Kernel, c, a, b Mat, transB bool) {
 		blocked(k, g, c, a, b, transB)
 		return
 	}
-	p.Run(parts, func(t int) {
-		if splitN { // columns [lo, hi), cut at multiples of nr
-			lo, hi := cut(n, g.nr, parts, t)
-			var bs Mat
-			if transB {
-				bs = b.Block(lo, hi, 0, b.Cols) // rows of Bᵀ are columns of B
-			} else {
-				bs = b.Block(0, b.Rows, lo, hi)
-			}
-			blocked(k, g, c.Block(0, m, lo, hi), a, bs, transB)
+	task := gemmTasks.Get().(*gemmTask)
+	*task = gemmTask{k: k, g: g, c: c, a: a, b: b, transB: transB, splitN: splitN, parts: parts}
+	p.RunTask(parts, task)
+	*task = gemmTask{} // drop the references to the caller's matrices
+	gemmTasks.Put(task)
+}
+
+// gemmTask is one product shared out over a pool: part t computes one slab
+// of C. Tasks are recycled through gemmTasks, so a product on a pool
+// allocates nothing in steady state.
+type gemmTask struct {
+	k       Kernel
+	g       geometry
+	c, a, b Mat
+	transB  bool
+	splitN  bool // slabs of columns (else of rows)
+	parts   int
+}
+
+var gemmTasks = sync.Pool{New: func() any { return new(gemmTask) }}
+
+// Do computes slab t of C.
+func (w *gemmTask) Do(t int) {
+	m, n := w.c.Rows, w.c.Cols
+	if w.splitN { // columns [lo, hi), cut at multiples of nr
+		lo, hi := cut(n, w.g.nr, w.parts, t)
+		var bs Mat
+		if w.transB {
+			bs = w.b.Block(lo, hi, 0, w.b.Cols) // rows of Bᵀ are columns of B
 		} else {
-			lo, hi := cut(m, g.mr, parts, t)
-			blocked(k, g, c.Block(lo, hi, 0, n), a.Block(lo, hi, 0, a.Cols), b, transB)
+			bs = w.b.Block(0, w.b.Rows, lo, hi)
 		}
-	})
+		blocked(w.k, w.g, w.c.Block(0, m, lo, hi), w.a, bs, w.transB)
+		return
+	}
+	lo, hi := cut(m, w.g.mr, w.parts, t)
+	blocked(w.k, w.g, w.c.Block(lo, hi, 0, n), w.a.Block(lo, hi, 0, w.a.Cols), w.b, w.transB)
 }
 
 // cut returns part t of parts of [0, n), cut at multiples of step.

@@ -1,6 +1,10 @@
 package unit03
 
-import "github.com/llmforge/forge/unit00"
+import (
+	"sync"
+
+	"github.com/llmforge/forge/unit00"
+)
 
 // MatVec sets y = W·x: y[j] is the dot product of row j of W (a weight
 // matrix stored [out, in]) with x. It is the whole of a decode step's
@@ -17,10 +21,27 @@ func MatVec(p *Pool, k Kernel, y []float32, w Mat, x []float32) {
 		matVecRows(k, y, w, x, 0, w.Rows)
 		return
 	}
-	p.Run(parts, func(t int) {
-		lo, hi := cut(w.Rows, 4, parts, t)
-		matVecRows(k, y, w, x, lo, hi)
-	})
+	task := matVecTasks.Get().(*matVecTask)
+	*task = matVecTask{k: k, y: y, w: w, x: x, parts: parts}
+	p.RunTask(parts, task)
+	*task = matVecTask{}
+	matVecTasks.Put(task)
+}
+
+// matVecTask is one product shared out over a pool, recycled like gemmTask.
+type matVecTask struct {
+	k     Kernel
+	y, x  []float32
+	w     Mat
+	parts int
+}
+
+var matVecTasks = sync.Pool{New: func() any { return new(matVecTask) }}
+
+// Do computes part t of y.
+func (m *matVecTask) Do(t int) {
+	lo, hi := cut(m.w.Rows, 4, m.parts, t)
+	matVecRows(m.k, m.y, m.w, m.x, lo, hi)
 }
 
 // matVecRows computes y[lo:hi].

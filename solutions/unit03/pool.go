@@ -7,8 +7,8 @@ import (
 
 // Pool is a fixed set of worker goroutines, started once and reused by every
 // parallel call: handing work to a waiting goroutine costs far less than
-// starting one per call. A Pool runs one Run at a time; calls from several
-// goroutines at once must be serialised by the caller.
+// starting one per call. A Pool runs one Run or RunTask at a time; calls
+// from several goroutines at once must be serialised by the caller.
 type Pool struct {
 	threads int
 	jobs    chan poolJob
@@ -16,9 +16,9 @@ type Pool struct {
 	close   sync.Once
 }
 
-// poolJob asks a worker to run f(i).
+// poolJob asks a worker to run part i of t.
 type poolJob struct {
-	f func(int)
+	t Task
 	i int
 }
 
@@ -38,7 +38,7 @@ func NewPool(threads int) *Pool {
 
 func (p *Pool) work() {
 	for j := range p.jobs {
-		j.f(j.i)
+		j.t.Do(j.i)
 		p.wg.Done()
 	}
 }
@@ -53,19 +53,27 @@ func (p *Pool) Threads() int {
 
 // Run calls f(0), …, f(n−1), spread over the pool's goroutines (the caller's
 // included), and returns when all have returned. A nil Pool runs them in
-// order on the caller.
+// order on the caller. A closure handed to other goroutines escapes to the
+// heap, so each Run costs an allocation; hot paths use RunTask.
 func (p *Pool) Run(n int, f func(i int)) {
+	p.RunTask(n, TaskFunc(f))
+}
+
+// RunTask is Run for a Task: it calls t.Do(0), …, t.Do(n−1) the same way.
+// A pointer to a struct the caller keeps passes through the Task interface
+// without an allocation, so a RunTask in steady state allocates nothing.
+func (p *Pool) RunTask(n int, t Task) {
 	if p == nil || p.threads == 1 || n <= 1 {
 		for i := 0; i < n; i++ {
-			f(i)
+			t.Do(i)
 		}
 		return
 	}
 	p.wg.Add(n - 1)
 	for i := 1; i < n; i++ {
-		p.jobs <- poolJob{f: f, i: i}
+		p.jobs <- poolJob{t: t, i: i}
 	}
-	f(0)
+	t.Do(0)
 	p.wg.Wait()
 }
 
