@@ -37,14 +37,14 @@ func TestC3_4_NoAllocs(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	k := Best()
-	if allocs := testing.AllocsPerRun(10, func() { k = Best() }); allocs != 0 {
+	if allocs := oracle.AllocsPerRun(10, func() { k = Best() }); allocs != 0 {
 		t.Errorf("Best allocates %v times per call, want 0", allocs)
 	}
 	for _, s := range []shape{{1, 300, 70}, {40, 300, 70}} {
 		c, a, b := operands(g, s, true, true)
 		for _, pool := range []*Pool{nil, p} {
 			MatMulT(pool, k, c, a, b)
-			if allocs := testing.AllocsPerRun(20, func() { MatMulT(pool, k, c, a, b) }); allocs != 0 {
+			if allocs := oracle.AllocsPerRun(20, func() { MatMulT(pool, k, c, a, b) }); allocs != 0 {
 				t.Errorf("MatMulT %v on %d threads allocates %v times per call after the first, want 0: reuse packing buffers, and hand the pool a Task (RunTask), not a closure", s, pool.Threads(), allocs)
 			}
 		}

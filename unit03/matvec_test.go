@@ -35,7 +35,7 @@ func TestC3_5_MatVec(t *testing.T) {
 		w, x, y := newMat(g, 300, 200, true), g.Uniform(200, -1, 1), make([]float32, 300)
 		for _, pool := range []*Pool{nil, p} {
 			MatVec(pool, Best(), y, w, x)
-			if allocs := testing.AllocsPerRun(20, func() { MatVec(pool, Best(), y, w, x) }); allocs != 0 {
+			if allocs := oracle.AllocsPerRun(20, func() { MatVec(pool, Best(), y, w, x) }); allocs != 0 {
 				t.Errorf("MatVec 300×200 on %d threads allocates %v times per call, want 0: a decode step calls it seven times per layer", pool.Threads(), allocs)
 			}
 		}

@@ -66,7 +66,7 @@ func TestC3_3_RunTask(t *testing.T) {
 		}
 		if !oracle.RaceEnabled {
 			task := new(countTask)
-			if allocs := testing.AllocsPerRun(100, func() { p.RunTask(2, task) }); allocs != 0 {
+			if allocs := oracle.AllocsPerRun(100, func() { p.RunTask(2, task) }); allocs != 0 {
 				t.Errorf("Pool(%d).RunTask with a pointer to a task allocates %v times per call, want 0: hand the Task itself to the workers, not a closure around it", threads, allocs)
 			}
 		}

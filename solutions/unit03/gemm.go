@@ -1,8 +1,6 @@
 package unit03
 
 import (
-	"sync"
-
 	"github.com/llmforge/forge/unit00"
 )
 
@@ -99,7 +97,7 @@ type buffers struct {
 	a, b, tile []float32
 }
 
-var bufferPool = sync.Pool{New: func() any { return new(buffers) }}
+var bufferList freeList[buffers]
 
 // gemm computes C = A·B (transB: B given transposed) with kernel k on the
 // pool's threads. Each thread takes a slab of C's columns, or of its rows
@@ -120,11 +118,11 @@ func gemm(p *Pool, k Kernel, c, a, b Mat, transB bool) {
 		blocked(k, g, c, a, b, transB)
 		return
 	}
-	task := gemmTasks.Get().(*gemmTask)
+	task := gemmTasks.get()
 	*task = gemmTask{k: k, g: g, c: c, a: a, b: b, transB: transB, splitN: splitN, parts: parts}
 	p.RunTask(parts, task)
 	*task = gemmTask{} // drop the references to the caller's matrices
-	gemmTasks.Put(task)
+	gemmTasks.put(task)
 }
 
 // gemmTask is one product shared out over a pool: part t computes one slab
@@ -139,7 +137,7 @@ type gemmTask struct {
 	parts   int
 }
 
-var gemmTasks = sync.Pool{New: func() any { return new(gemmTask) }}
+var gemmTasks freeList[gemmTask]
 
 // Do computes slab t of C.
 func (w *gemmTask) Do(t int) {
@@ -177,8 +175,8 @@ func blocked(k Kernel, g geometry, c, a, b Mat, transB bool) {
 		}
 		return
 	}
-	buf := bufferPool.Get().(*buffers)
-	defer bufferPool.Put(buf)
+	buf := bufferList.get()
+	defer bufferList.put(buf)
 	buf.a = grow(buf.a, g.mc*g.kc)
 	buf.b = grow(buf.b, g.kc*g.nc)
 	buf.tile = grow(buf.tile, g.mr*g.nr)

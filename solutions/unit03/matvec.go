@@ -1,8 +1,6 @@
 package unit03
 
 import (
-	"sync"
-
 	"github.com/llmforge/forge/unit00"
 )
 
@@ -21,11 +19,11 @@ func MatVec(p *Pool, k Kernel, y []float32, w Mat, x []float32) {
 		matVecRows(k, y, w, x, 0, w.Rows)
 		return
 	}
-	task := matVecTasks.Get().(*matVecTask)
+	task := matVecTasks.get()
 	*task = matVecTask{k: k, y: y, w: w, x: x, parts: parts}
 	p.RunTask(parts, task)
 	*task = matVecTask{}
-	matVecTasks.Put(task)
+	matVecTasks.put(task)
 }
 
 // matVecTask is one product shared out over a pool, recycled like gemmTask.
@@ -36,7 +34,7 @@ type matVecTask struct {
 	parts int
 }
 
-var matVecTasks = sync.Pool{New: func() any { return new(matVecTask) }}
+var matVecTasks freeList[matVecTask]
 
 // Do computes part t of y.
 func (m *matVecTask) Do(t int) {
