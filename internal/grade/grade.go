@@ -97,6 +97,7 @@ type UnitResult struct {
 	Boss       *BossResult // nil when the unit has no boss or the boss was skipped
 	Stray      []string    // tests that follow no naming convention
 	Doc        docs.Doc
+	Next       workbook.Unit // the next written unit, −1 if there is none
 }
 
 // ChallengeResult is the grade of one challenge.
@@ -115,6 +116,13 @@ func (g *Grader) logf(format string, args ...any) {
 // Unit grades one unit.
 func (g *Grader) Unit(ctx context.Context, u workbook.Unit) (UnitResult, error) {
 	res := UnitResult{Unit: u, Written: g.opt.Repo.Written(u), Impl: g.opt.Selection.For(u)}
+	res.Next = -1
+	for _, w := range g.opt.Repo.WrittenUnits() {
+		if w > u {
+			res.Next = w
+			break
+		}
+	}
 	if !res.Written {
 		return res, nil
 	}

@@ -196,8 +196,11 @@ func NextStep(r UnitResult) string {
 	if len(r.Challenges) == 0 {
 		return fmt.Sprintf("`make unit%02d` runs every challenge", u)
 	}
-	if u+1 < workbook.NumUnits {
-		return fmt.Sprintf("%s is done. On to unit%02d: docs/unit%02d.md", r.Unit.Dir(), u+1, u+1)
+	switch {
+	case r.Next >= 0:
+		return fmt.Sprintf("%s is done. On to %s: docs/%s.md", r.Unit.Dir(), r.Next.Dir(), r.Next.Dir())
+	case u+1 < workbook.NumUnits:
+		return fmt.Sprintf("%s is done, and so is every unit written so far.", r.Unit.Dir())
 	}
 	return "the course is done."
 }
