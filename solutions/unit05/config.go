@@ -1,0 +1,42 @@
+package unit05
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/llmforge/forge/unit00"
+)
+
+// Validate checks that the configuration describes a model this forward
+// pass can run: every size positive, HeadDim even (RoPE rotates pairs),
+// Heads a multiple of KVHeads (each key/value head serves a whole group of
+// query heads), a positive finite RopeBase and RMSEps, and a known
+// RopeStyle. The error names the first field at fault and wraps
+// unit00.ErrInvalid.
+func (c Config) Validate() error {
+	sizes := []struct {
+		name string
+		n    int
+	}{
+		{"Dim", c.Dim}, {"Layers", c.Layers}, {"Heads", c.Heads}, {"KVHeads", c.KVHeads},
+		{"HeadDim", c.HeadDim}, {"FFN", c.FFN}, {"Vocab", c.Vocab}, {"MaxSeq", c.MaxSeq},
+	}
+	for _, s := range sizes {
+		if s.n <= 0 {
+			return fmt.Errorf("config: %s is %d, must be positive: %w", s.name, s.n, unit00.ErrInvalid)
+		}
+	}
+	switch {
+	case c.HeadDim%2 != 0:
+		return fmt.Errorf("config: HeadDim is %d, must be even (RoPE rotates pairs): %w", c.HeadDim, unit00.ErrInvalid)
+	case c.Heads%c.KVHeads != 0:
+		return fmt.Errorf("config: Heads (%d) must be a multiple of KVHeads (%d): %w", c.Heads, c.KVHeads, unit00.ErrInvalid)
+	case !(c.RopeBase > 0) || math.IsInf(c.RopeBase, 0):
+		return fmt.Errorf("config: RopeBase is %v, must be positive and finite: %w", c.RopeBase, unit00.ErrInvalid)
+	case !(c.RMSEps > 0) || math.IsInf(float64(c.RMSEps), 0):
+		return fmt.Errorf("config: RMSEps is %v, must be positive and finite: %w", c.RMSEps, unit00.ErrInvalid)
+	case c.Rope != RopeNorm && c.Rope != RopeNeox:
+		return fmt.Errorf("config: Rope is %d, must be RopeNorm or RopeNeox: %w", int(c.Rope), unit00.ErrInvalid)
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package unit05
+
+import (
+	"fmt"
+
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit02"
+	"github.com/llmforge/forge/unit03"
+)
+
+// Model runs a Llama-family transformer. Its scratch memory is one arena,
+// sized when the model is made, so after a first pass a forward pass
+// allocates nothing. A Model is not safe for concurrent use.
+type Model struct {
+	Config  Config
+	Weights *Weights
+	Pool    *unit03.Pool // the threads of the matrix products; nil: one
+	rope    *Rope
+	arena   *unit01.Arena
+}
+
+// NewModel checks c and w and prepares a model: the RoPE tables for
+// c.MaxSeq positions and an arena large enough for a forward pass over
+// c.MaxSeq tokens. An invalid config or weights that do not fit it are an
+// error. p may be nil.
+func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := w.Check(c); err != nil {
+		return nil, err
+	}
+	return &Model{
+		Config:  c,
+		Weights: w,
+		Pool:    p,
+		rope:    NewRope(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope),
+		arena:   unit01.NewArena(arenaBytes(c)),
+	}, nil
+}
+
+// arenaBytes is the scratch of the largest pass, MaxSeq tokens: the hidden
+// states and the batch's keys and values (Forward), plus what one Block
+// needs at its peak, with room for each allocation's alignment.
+func arenaBytes(c Config) int {
+	n := c.MaxSeq
+	forward := n * (c.Dim + 2*c.KVDim())
+	block := n*(2*c.Dim+2*c.QDim()+2*c.FFN) + n // xn, ffn out, q, att, gate, up, scores
+	const allocations = 16
+	return 4*(forward+block) + allocations*unit01.Alignment
+}
+
+// scratch carves a rows×cols matrix from the arena.
+func (m *Model) scratch(rows, cols int) unit03.Mat {
+	data, err := m.arena.Float32s(rows * cols)
+	unit00.Check(err == nil, "Model: scratch arena too small (arenaBytes is wrong)")
+	return unit03.MatOf(rows, cols, data)
+}
+
+// Forward computes the logits of every position of a prompt: row t of
+// logits (len(tokens) × Vocab) scores the token that follows tokens[0 … t].
+// The tokens sit at positions 0 … len(tokens)−1; there is no cache, so
+// every call starts from nothing. No tokens, more than MaxSeq, or one
+// outside the vocabulary is an error wrapping unit00.ErrInvalid. It panics
+// (unit00.Check) if logits has the wrong shape.
+func (m *Model) Forward(logits unit03.Mat, tokens []int) error {
+	c := m.Config
+	T := len(tokens)
+	if T == 0 || T > c.MaxSeq {
+		return fmt.Errorf("forward: %d tokens, want 1 to MaxSeq = %d: %w", T, c.MaxSeq, unit00.ErrInvalid)
+	}
+	unit00.Check(logits.Rows == T && logits.Cols == c.Vocab, "Forward: logits must be len(tokens) × Vocab")
+	m.arena.Reset()
+	x := m.scratch(T, c.Dim)
+	if err := Embed(x, m.Weights.Embed, tokens); err != nil {
+		return fmt.Errorf("forward: %w", err)
+	}
+	keys, values := m.scratch(T, c.KVDim()), m.scratch(T, c.KVDim())
+	for l := range c.Layers {
+		m.Block(l, x, 0, keys, values)
+	}
+	m.Logits(logits, x)
+	return nil
+}
+
+// Block runs transformer block l on the hidden states x in place: the T
+// rows of x are the tokens at positions pos0 … pos0+T−1. It writes their
+// keys and values into rows pos0 … pos0+T−1 of keys and values, whose rows
+// 0 … pos0−1 must already hold the earlier positions' (a KV cache, unit07),
+// and attends over all pos0+T of them. The pre-norm residual structure:
+//
+//	x += Wo · Attention(RoPE(Wq·n), RoPE(Wk·n), Wv·n),  n = RMSNorm(x)·AttnNorm
+//	x += FeedForward(RMSNorm(x)·FFNNorm)
+//
+// It panics (unit00.Check) on shapes that do not fit.
+func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
+	c, w := m.Config, &m.Weights.Layers[l]
+	T := x.Rows
+	unit00.Check(x.Cols == c.Dim && pos0 >= 0 && pos0+T <= c.MaxSeq, "Block: x must be T × Dim, with pos0+T ≤ MaxSeq")
+	unit00.Check(keys.Rows >= pos0+T && values.Rows >= pos0+T && keys.Cols == c.KVDim() && values.Cols == c.KVDim(), "Block: keys and values must be KVDim wide and hold pos0+T rows")
+	mark := m.arena.Mark()
+	defer m.arena.Rewind(mark)
+
+	// Attention: project, rotate, attend, project back, add.
+	n := m.scratch(T, c.Dim)
+	normRows(n, x, w.AttnNorm, c.RMSEps)
+	q := m.scratch(T, c.QDim())
+	k := keys.Block(pos0, pos0+T, 0, c.KVDim())
+	v := values.Block(pos0, pos0+T, 0, c.KVDim())
+	w.Wq.MulT(m.Pool, q, n)
+	w.Wk.MulT(m.Pool, k, n)
+	w.Wv.MulT(m.Pool, v, n)
+	if c.QKVBias {
+		addBias(q, w.Bq)
+		addBias(k, w.Bk)
+		addBias(v, w.Bv)
+	}
+	m.rope.RotateHeads(q, pos0)
+	m.rope.RotateHeads(k, pos0)
+	att := m.scratch(T, c.QDim())
+	scores := m.scratch(1, pos0+T)
+	Attention(att, q, keys.Block(0, pos0+T, 0, c.KVDim()), values.Block(0, pos0+T, 0, c.KVDim()), c.Heads, c.KVHeads, pos0, scores.Data)
+	w.Wo.MulT(m.Pool, n, att) // n is free again: reuse it for the projection
+	addRows(x, n)
+
+	// Feed-forward: normalise, SwiGLU, add.
+	normRows(n, x, w.FFNNorm, c.RMSEps)
+	out := m.scratch(T, c.Dim)
+	FeedForward(m.Pool, out, n, w, m.scratch(T, c.FFN), m.scratch(T, c.FFN))
+	addRows(x, out)
+}
+
+// Logits sets logits (T × Vocab) to the output layer applied to the hidden
+// states x (T × Dim): Output · (RMSNorm(x)·OutNorm), row by row. x is left
+// unchanged.
+func (m *Model) Logits(logits, x unit03.Mat) {
+	c := m.Config
+	unit00.Check(x.Cols == c.Dim && logits.Rows == x.Rows && logits.Cols == c.Vocab, "Logits: x must be T × Dim and logits T × Vocab")
+	mark := m.arena.Mark()
+	defer m.arena.Rewind(mark)
+	n := m.scratch(x.Rows, c.Dim)
+	normRows(n, x, m.Weights.OutNorm, c.RMSEps)
+	m.Weights.Output.MulT(m.Pool, logits, n)
+}
+
+// normRows sets each row of dst to RMSNorm of the same row of x, times w.
+func normRows(dst, x unit03.Mat, w []float32, eps float32) {
+	for t := range x.Rows {
+		unit02.RMSNormRow(dst.Row(t), x.Row(t), w, eps)
+	}
+}
+
+// addRows adds y to x, row by row: the residual connection.
+func addRows(x, y unit03.Mat) {
+	for t := range x.Rows {
+		unit02.AddSlices(x.Row(t), x.Row(t), y.Row(t))
+	}
+}
+
+// addBias adds b to every row of x.
+func addBias(x unit03.Mat, b []float32) {
+	for t := range x.Rows {
+		unit02.AddSlices(x.Row(t), x.Row(t), b)
+	}
+}

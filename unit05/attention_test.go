@@ -1,0 +1,87 @@
+package unit05
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit03"
+)
+
+// attentionTol: each output is a convex combination of values (|v| ≲ 4)
+// with weights from a float32 softmax of float32 dot products.
+var attentionTol = oracle.Tol{Atol: 2e-6, Rtol: 2e-5}
+
+func TestC5_3_Attention(t *testing.T) {
+	g := oracle.NewRand(55)
+	cases := []struct {
+		heads, kvHeads, hd, T, pos0 int
+	}{
+		{1, 1, 4, 1, 0},   // one query, one key: the output is v
+		{4, 4, 8, 6, 0},   // MHA
+		{8, 2, 8, 6, 0},   // GQA, groups of 4
+		{6, 3, 4, 5, 0},   // GQA, groups of 2
+		{4, 1, 16, 7, 0},  // MQA
+		{8, 2, 8, 1, 11},  // one new token after 11 cached ones (a decode step)
+		{4, 2, 16, 4, 20}, // four new tokens after 20 cached ones
+		{2, 2, 64, 33, 0}, // longer rows
+	}
+	for _, c := range cases {
+		what := fmt.Sprintf("Attention(heads %d, kvHeads %d, head width %d, %d rows from position %d)", c.heads, c.kvHeads, c.hd, c.T, c.pos0)
+		n := c.pos0 + c.T
+		q := randMat(g, c.T, c.heads*c.hd)
+		k := randMat(g, n+2, c.kvHeads*c.hd) // rows beyond n: later positions, never to be read
+		v := randMat(g, n+2, c.kvHeads*c.hd)
+		out := randMat(g, c.T, c.heads*c.hd) // garbage to be overwritten
+		scores := make([]float32, n)         // exactly pos0+T: no more may be needed
+		Attention(out, q, k, v, c.heads, c.kvHeads, c.pos0, scores)
+		want := oracle.Attention(oracle.Float64s(dense(q)), oracle.Float64s(dense(k.Block(0, n, 0, k.Cols))), oracle.Float64s(dense(v.Block(0, n, 0, v.Cols))),
+			c.T, c.pos0, c.heads, c.kvHeads, c.hd)
+		oracle.AssertCloseShape(t, what, dense(out), want, []int{c.T, c.heads, c.hd}, attentionTol)
+		checkPadding(t, what, out)
+	}
+}
+
+// TestC5_3_Causal changes the keys and values of positions after a row's
+// own: its output must not move, not by one bit.
+func TestC5_3_Causal(t *testing.T) {
+	g := oracle.NewRand(56)
+	const heads, kvHeads, hd, T = 4, 2, 8, 6
+	q := randMat(g, T, heads*hd)
+	k, v := randMat(g, T, kvHeads*hd), randMat(g, T, kvHeads*hd)
+	out := unit03.NewMat(T, heads*hd)
+	Attention(out, q, k, v, heads, kvHeads, 0, make([]float32, T))
+	for p := 1; p < T; p++ {
+		k2, v2 := randMat(g, T, kvHeads*hd), randMat(g, T, kvHeads*hd)
+		for i := range p { // keep positions before p
+			copy(k2.Row(i), k.Row(i))
+			copy(v2.Row(i), v.Row(i))
+		}
+		out2 := unit03.NewMat(T, heads*hd)
+		Attention(out2, q, k2, v2, heads, kvHeads, 0, make([]float32, T))
+		for i := range p { // rows before p see nothing that changed
+			for j := range heads * hd {
+				if out2.At(i, j) != out.At(i, j) {
+					t.Fatalf("Attention: row %d changed when the keys and values of positions %d and later changed; a token may attend only to itself and earlier ones (mask off by one?)", i, p)
+				}
+			}
+		}
+		changed := false // row p sees position p, which changed
+		for j := range heads * hd {
+			changed = changed || out2.At(p, j) != out.At(p, j)
+		}
+		if !changed {
+			t.Fatalf("Attention: row %d did not change when its own key and value changed; a token must attend to itself", p)
+		}
+	}
+	for _, bad := range []func(){
+		func() { Attention(out, q, k, v, 3, 1, 0, make([]float32, T)) },             // 3 heads do not divide 32
+		func() { Attention(out, q, k, v, heads, 3, 0, make([]float32, T)) },         // 4 heads cannot share 3
+		func() { Attention(out, q, k, v, heads, kvHeads, 1, make([]float32, T+1)) }, // k has no row for position T
+		func() { Attention(out, q, k, v, heads, kvHeads, 0, make([]float32, T-1)) }, // scores too short
+	} {
+		if _, panicked := oracle.Panics(bad); !panicked {
+			t.Errorf("Attention with shapes that do not fit did not panic")
+		}
+	}
+}

@@ -1,0 +1,61 @@
+// Package unit05 is the transformer: a Llama-family model's configuration
+// and weights (5.1), token embeddings and rotary position embeddings (5.2),
+// causal grouped-query attention (5.3), the SwiGLU feed-forward block
+// (5.4), and the whole pre-norm forward pass from tokens to logits (5.5).
+//
+// Read docs/unit05.md first. Files named given*.go or *_given.go are
+// scaffolding you do not write; every other file holds stubs for you to
+// fill in.
+package unit05
+
+// RopeStyle is how rotary position embedding pairs up a head's dimensions.
+type RopeStyle int
+
+const (
+	// RopeNorm rotates adjacent pairs (x[2i], x[2i+1]): ggml's mode 0, used
+	// by every GGUF file of architecture "llama" (Llama 1–3, TinyLlama,
+	// Mistral), whose converter permutes the Q and K rows to match.
+	RopeNorm RopeStyle = iota
+	// RopeNeox rotates the halves (x[i], x[i+HeadDim/2]): ggml's mode 2,
+	// used by Qwen2, Phi-3, Gemma and Hugging Face checkpoints.
+	RopeNeox
+)
+
+// String names the style as ggml does.
+func (s RopeStyle) String() string {
+	switch s {
+	case RopeNorm:
+		return "norm"
+	case RopeNeox:
+		return "neox"
+	}
+	return "RopeStyle(?)"
+}
+
+// Config holds a Llama-family model's hyper-parameters, the values a GGUF
+// file stores under llama.* (unit10 reads them from there).
+type Config struct {
+	Dim      int // model width: the length of a token's hidden state
+	Layers   int // transformer blocks
+	Heads    int // query heads
+	KVHeads  int // key/value heads: Heads (MHA), 1 (MQA), or a divisor of Heads (GQA)
+	HeadDim  int // width of one head, usually Dim/Heads; even, for RoPE
+	FFN      int // hidden width of the feed-forward block
+	Vocab    int // number of tokens
+	MaxSeq   int // the longest sequence (context) a Model processes
+	RopeBase float64
+	RMSEps   float32
+	Rope     RopeStyle
+	// TiedEmbeddings: the output projection is the embedding matrix
+	// (Weights.Output is Weights.Embed), as in Llama 3.2 1B and Qwen2.5.
+	TiedEmbeddings bool
+	// QKVBias: the q, k and v projections add a bias (Qwen2).
+	QKVBias bool
+}
+
+// QDim is the width of all query heads together, Heads·HeadDim.
+func (c Config) QDim() int { return c.Heads * c.HeadDim }
+
+// KVDim is the width of all key (or value) heads together, KVHeads·HeadDim:
+// the row width of the KV cache.
+func (c Config) KVDim() int { return c.KVHeads * c.HeadDim }

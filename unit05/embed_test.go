@@ -1,0 +1,50 @@
+package unit05
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit03"
+)
+
+func TestC5_2_Embed(t *testing.T) {
+	g := oracle.NewRand(52)
+	table := &Dense{W: randMat(g, 50, 12)}
+	tokens := []int{3, 0, 49, 3, 17}
+	x := randMat(g, len(tokens), 12)
+	if err := Embed(x, table, tokens); err != nil {
+		t.Fatalf("Embed: %v", err)
+	}
+	for i, tok := range tokens {
+		for j := range 12 {
+			if x.At(i, j) != table.W.At(tok, j) {
+				t.Fatalf("Embed: x[%d][%d] = %v, want row %d of the table, %v", i, j, x.At(i, j), tok, table.W.At(tok, j))
+			}
+		}
+	}
+	checkPadding(t, "Embed", x)
+
+	for _, bad := range [][]int{{1, 50, 2}, {-1}, {0, 1, 2, 1 << 40}} {
+		x := unit03.NewMat(len(bad), 12)
+		err := Embed(x, table, bad)
+		if !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("Embed(%v) with a vocabulary of 50: error %v, want one wrapping unit00.ErrInvalid", bad, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "position") {
+			t.Errorf("Embed(%v): %q should say at which position the bad token is", bad, err)
+		}
+		for _, v := range x.Data {
+			if v != 0 {
+				t.Errorf("Embed(%v) failed but wrote into x: check every token before copying any row", bad)
+				break
+			}
+		}
+	}
+	if _, panicked := oracle.Panics(func() { _ = Embed(unit03.NewMat(2, 11), table, []int{1, 2}) }); !panicked {
+		t.Errorf("Embed into an x of the wrong width did not panic")
+	}
+}

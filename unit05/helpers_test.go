@@ -1,0 +1,144 @@
+package unit05
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit03"
+)
+
+// named is a test configuration.
+type named struct {
+	name string
+	c    Config
+}
+
+// configs cover what a forward pass must get right: MHA, GQA and MQA; both
+// RoPE pairings; tied and untied embeddings; with and without q/k/v biases;
+// a HeadDim that is not Dim/Heads; one layer and several.
+var configs = []named{
+	{"mha-norm-untied", Config{Dim: 64, Layers: 2, Heads: 4, KVHeads: 4, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 64, RopeBase: 10000, RMSEps: 1e-5, Rope: RopeNorm}},
+	{"gqa-norm-untied-llama3", Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 64, RopeBase: 500000, RMSEps: 1e-5, Rope: RopeNorm}},
+	{"mqa-norm-tied", Config{Dim: 64, Layers: 2, Heads: 4, KVHeads: 1, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 64, RopeBase: 10000, RMSEps: 1e-6, Rope: RopeNorm, TiedEmbeddings: true}},
+	{"gqa-neox-tied-bias-qwen2", Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 64, RopeBase: 1000000, RMSEps: 1e-6, Rope: RopeNeox, TiedEmbeddings: true, QKVBias: true}},
+	{"mha-neox-untied-bias", Config{Dim: 48, Layers: 1, Heads: 3, KVHeads: 3, HeadDim: 16, FFN: 128, Vocab: 200, MaxSeq: 64, RopeBase: 10000, RMSEps: 1e-3, Rope: RopeNeox, QKVBias: true}}, // a large eps: the config's must be used
+	{"wide-heads-3-layers", Config{Dim: 64, Layers: 3, Heads: 4, KVHeads: 2, HeadDim: 24, FFN: 150, Vocab: 257, MaxSeq: 64, RopeBase: 10000, RMSEps: 1e-5, Rope: RopeNorm}},
+}
+
+// testWeights returns weights for c drawn with the oracle's generator (not
+// your RandomWeights, so a bug there cannot hide one here), as unit05
+// Weights and as the oracle's float64 copy of the very same numbers. Scales
+// follow RandomWeights' doc comment.
+func testWeights(c Config, seed uint64) (*Weights, *oracle.LlamaWeights) {
+	g := oracle.NewRand(seed)
+	matrix := func(out, in int, std float64) (Matrix, []float64) {
+		data := g.Normal(out*in, 0, std)
+		return &Dense{W: unit03.MatOf(out, in, data), Kernel: unit03.Best()}, oracle.Float64s(data)
+	}
+	vector := func(n int, mean, std float64) ([]float32, []float64) {
+		v := g.Normal(n, mean, std)
+		return v, oracle.Float64s(v)
+	}
+	d, q, kv := c.Dim, c.QDim(), c.KVDim()
+	w, o := &Weights{}, &oracle.LlamaWeights{}
+	w.Embed, o.Embed = matrix(c.Vocab, d, 0.125)
+	for range c.Layers {
+		var l Layer
+		var ol oracle.LlamaLayer
+		l.AttnNorm, ol.AttnNorm = vector(d, 1, 0.1)
+		l.Wq, ol.Wq = matrix(q, d, 0.15)
+		l.Wk, ol.Wk = matrix(kv, d, 0.15)
+		l.Wv, ol.Wv = matrix(kv, d, 0.15)
+		if c.QKVBias {
+			l.Bq, ol.Bq = vector(q, 0, 0.2)
+			l.Bk, ol.Bk = vector(kv, 0, 0.2)
+			l.Bv, ol.Bv = vector(kv, 0, 0.2)
+		}
+		l.Wo, ol.Wo = matrix(d, q, 0.15)
+		l.FFNNorm, ol.FFNNorm = vector(d, 1, 0.1)
+		l.Gate, ol.Wgate = matrix(c.FFN, d, 0.17)
+		l.Up, ol.Wup = matrix(c.FFN, d, 0.17)
+		l.Down, ol.Wdown = matrix(d, c.FFN, 0.1)
+		w.Layers, o.Layers = append(w.Layers, l), append(o.Layers, ol)
+	}
+	w.OutNorm, o.OutNorm = vector(d, 1, 0.1)
+	w.Output = w.Embed // o.Output stays nil: tied
+	if !c.TiedEmbeddings {
+		w.Output, o.Output = matrix(c.Vocab, d, 0.125)
+	}
+	return w, o
+}
+
+// oracleConfig is c in the oracle's terms.
+func oracleConfig(c Config) oracle.LlamaConfig {
+	return oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
+		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == RopeNeox}
+}
+
+// testTokens returns n seeded tokens below vocab.
+func testTokens(seed uint64, n, vocab int) []int {
+	g := oracle.NewRand(seed)
+	toks := make([]int, n)
+	for i := range toks {
+		toks[i] = g.Intn(vocab)
+	}
+	return toks
+}
+
+// randMat returns a rows×cols matrix of N(0, 1) values with a padded stride
+// (the padding holds a sentinel no correct code reads or writes).
+func randMat(g *oracle.Rand, rows, cols int) unit03.Mat {
+	stride := cols + 3
+	data := g.Normal(rows*stride, 0, 1)
+	for i := range rows {
+		for j := cols; j < stride; j++ {
+			data[i*stride+j] = sentinel
+		}
+	}
+	return unit03.Mat{Rows: rows, Cols: cols, Stride: stride, Data: data}
+}
+
+const sentinel = -12345.5
+
+// checkPadding reports a write into m's padding.
+func checkPadding(t *testing.T, what string, m unit03.Mat) {
+	t.Helper()
+	for i := range m.Rows {
+		for j := m.Cols; j < m.Stride && i*m.Stride+j < len(m.Data); j++ {
+			if v := m.Data[i*m.Stride+j]; v != sentinel {
+				t.Fatalf("%s wrote %v into the padding at row %d, column %d: write only the view's Cols columns of each row", what, v, i, j)
+			}
+		}
+	}
+}
+
+// dense returns m's elements, row by row, without the padding.
+func dense(m unit03.Mat) []float32 {
+	out := make([]float32, 0, m.Rows*m.Cols)
+	for i := range m.Rows {
+		out = append(out, m.Row(i)...)
+	}
+	return out
+}
+
+// flat concatenates the oracle's rows.
+func flat(rows [][]float64) []float64 {
+	var out []float64
+	for _, r := range rows {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// newModel builds a model on test weights, failing the test on an error.
+func newModel(t testing.TB, c Config, w *Weights, p *unit03.Pool) *Model {
+	t.Helper()
+	m, err := NewModel(c, w, p)
+	if err != nil {
+		t.Fatalf("NewModel(%+v): %v", c, err)
+	}
+	return m
+}
+
+func (n named) String() string { return fmt.Sprintf("%s %+v", n.name, n.c) }

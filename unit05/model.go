@@ -1,0 +1,56 @@
+package unit05
+
+import (
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit03"
+)
+
+// Model runs a Llama-family transformer. Its scratch memory is one arena,
+// sized when the model is made, so after a first pass a forward pass
+// allocates nothing. A Model is not safe for concurrent use.
+type Model struct {
+	Config  Config
+	Weights *Weights
+	Pool    *unit03.Pool // the threads of the matrix products; nil: one
+	rope    *Rope
+	arena   *unit01.Arena
+}
+
+// NewModel checks c and w and prepares a model: the RoPE tables for
+// c.MaxSeq positions and an arena large enough for a forward pass over
+// c.MaxSeq tokens. An invalid config or weights that do not fit it are an
+// error. p may be nil.
+func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
+	panic("TODO(5.5): write NewModel, see docs/unit05.md")
+}
+
+// Forward computes the logits of every position of a prompt: row t of
+// logits (len(tokens) × Vocab) scores the token that follows tokens[0 … t].
+// The tokens sit at positions 0 … len(tokens)−1; there is no cache, so
+// every call starts from nothing. No tokens, more than MaxSeq, or one
+// outside the vocabulary is an error wrapping unit00.ErrInvalid. It panics
+// (unit00.Check) if logits has the wrong shape.
+func (m *Model) Forward(logits unit03.Mat, tokens []int) error {
+	panic("TODO(5.5): write Model.Forward, see docs/unit05.md")
+}
+
+// Block runs transformer block l on the hidden states x in place: the T
+// rows of x are the tokens at positions pos0 … pos0+T−1. It writes their
+// keys and values into rows pos0 … pos0+T−1 of keys and values, whose rows
+// 0 … pos0−1 must already hold the earlier positions' (a KV cache, unit07),
+// and attends over all pos0+T of them. The pre-norm residual structure:
+//
+//	x += Wo · Attention(RoPE(Wq·n), RoPE(Wk·n), Wv·n),  n = RMSNorm(x)·AttnNorm
+//	x += FeedForward(RMSNorm(x)·FFNNorm)
+//
+// It panics (unit00.Check) on shapes that do not fit.
+func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
+	panic("TODO(5.5): write Model.Block, see docs/unit05.md")
+}
+
+// Logits sets logits (T × Vocab) to the output layer applied to the hidden
+// states x (T × Dim): Output · (RMSNorm(x)·OutNorm), row by row. x is left
+// unchanged.
+func (m *Model) Logits(logits, x unit03.Mat) {
+	panic("TODO(5.5): write Model.Logits, see docs/unit05.md")
+}

@@ -1,0 +1,41 @@
+package unit05
+
+import (
+	"github.com/llmforge/forge/unit03"
+)
+
+// Rope applies rotary position embeddings: it rotates each pair of a head's
+// dimensions by an angle proportional to the token's position, so the dot
+// product of a rotated query and a rotated key depends on how far apart the
+// two tokens are, not on where they are.
+type Rope struct {
+	style   RopeStyle
+	headDim int
+	maxPos  int
+	// cos and sin hold cos(pos·θᵢ) and sin(pos·θᵢ) at pos*headDim/2 + i.
+	cos, sin []float32
+}
+
+// NewRope precomputes the rotations of positions [0, maxPos) for heads of
+// headDim dimensions (even), with θᵢ = base^(−2i/headDim) for pair i. The
+// angles are computed in float64 and rounded once: pos·θ₀ reaches
+// thousands of radians, where float32 would lose the angle's fraction.
+func NewRope(headDim, maxPos int, base float64, style RopeStyle) *Rope {
+	panic("TODO(5.2): write NewRope, see docs/unit05.md")
+}
+
+// Rotate rotates one head vector x (len headDim) in place for position pos:
+// each pair (a, b) becomes (a·cos − b·sin, a·sin + b·cos). The pairs are
+// (x[2i], x[2i+1]) for RopeNorm and (x[i], x[i+headDim/2]) for RopeNeox.
+// It panics (unit00.Check) if pos is outside [0, maxPos) or len(x) is not
+// headDim.
+func (r *Rope) Rotate(x []float32, pos int) {
+	panic("TODO(5.2): write Rope.Rotate, see docs/unit05.md")
+}
+
+// RotateHeads rotates every head of every row of x in place: x holds
+// x.Cols/headDim heads side by side per row, and row t is the token at
+// position pos0+t.
+func (r *Rope) RotateHeads(x unit03.Mat, pos0 int) {
+	panic("TODO(5.2): write Rope.RotateHeads, see docs/unit05.md")
+}

@@ -1,0 +1,70 @@
+package unit05
+
+import "github.com/llmforge/forge/unit03"
+
+// Matrix is a weight matrix stored [out, in], row-major, the layout of a
+// GGUF tensor: row j holds the weights of output j. Unit05 uses Dense
+// float32 matrices; unit09 adds quantized ones behind the same interface,
+// so the forward pass does not change when the weights do.
+// Implementations are pointer types (*Dense): two Matrix values are then
+// equal exactly when they are the same matrix, which is how tied embeddings
+// (Output == Embed) are recognised.
+type Matrix interface {
+	// Dims returns the matrix's shape: out rows of in weights.
+	Dims() (out, in int)
+	// MulT sets y = x·Wᵀ: row t of y (out wide) holds W times row t of x
+	// (in wide), for every row of x. It panics if the shapes disagree.
+	MulT(p *unit03.Pool, y, x unit03.Mat)
+	// Row copies row i of W into dst (len in): an embedding lookup.
+	Row(dst []float32, i int)
+}
+
+// Dense is a float32 Matrix, multiplied with unit03's kernels.
+type Dense struct {
+	W      unit03.Mat
+	Kernel unit03.Kernel
+}
+
+// NewDense wraps a row-major out×in matrix, using the fastest kernel this
+// CPU has.
+func NewDense(w unit03.Mat) *Dense { return &Dense{W: w, Kernel: unit03.Best()} }
+
+// Dims returns W's shape.
+func (d *Dense) Dims() (out, in int) { return d.W.Rows, d.W.Cols }
+
+// MulT sets y = x·Wᵀ: a matrix–vector product for a single row (decoding
+// one token), a GEMM for several (a prompt).
+func (d *Dense) MulT(p *unit03.Pool, y, x unit03.Mat) {
+	if x.Rows == 1 && y.Rows == 1 {
+		unit03.MatVec(p, d.Kernel, y.Data[:y.Cols], d.W, x.Data[:x.Cols])
+		return
+	}
+	unit03.MatMulT(p, d.Kernel, y, x, d.W)
+}
+
+// Row copies row i of W into dst.
+func (d *Dense) Row(dst []float32, i int) { copy(dst, d.W.Row(i)) }
+
+// Layer is one transformer block's weights, named after their GGUF
+// tensors (blk.N.attn_q.weight, …).
+type Layer struct {
+	AttnNorm []float32 // Dim: attn_norm
+	Wq       Matrix    // QDim × Dim: attn_q
+	Wk, Wv   Matrix    // KVDim × Dim: attn_k, attn_v
+	Bq       []float32 // QDim, only with Config.QKVBias: attn_q.bias
+	Bk, Bv   []float32 // KVDim, only with Config.QKVBias
+	Wo       Matrix    // Dim × QDim: attn_output
+	FFNNorm  []float32 // Dim: ffn_norm
+	Gate, Up Matrix    // FFN × Dim: ffn_gate, ffn_up
+	Down     Matrix    // Dim × FFN: ffn_down
+}
+
+// Weights are a whole model's parameters.
+type Weights struct {
+	Embed   Matrix // Vocab × Dim: token_embd
+	Layers  []Layer
+	OutNorm []float32 // Dim: output_norm
+	// Output is Vocab × Dim (output); with Config.TiedEmbeddings it is
+	// the same Matrix as Embed.
+	Output Matrix
+}
