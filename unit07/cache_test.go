@@ -1,0 +1,66 @@
+package unit07
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit00"
+)
+
+func TestC7_1_Cache(t *testing.T) {
+	const layers, maxSeq, kvDim = 3, 10, 8
+	c := NewCache(layers, maxSeq, kvDim)
+	if c.Len() != 0 || c.Cap() != maxSeq {
+		t.Fatalf("NewCache(%d, %d, %d): Len %d, Cap %d; want 0 and %d", layers, maxSeq, kvDim, c.Len(), c.Cap(), maxSeq)
+	}
+	if want := 2 * layers * maxSeq * kvDim * 4; c.Bytes() != want {
+		t.Errorf("Bytes() = %d, want %d: keys and values, every layer, %d positions of %d float32s", c.Bytes(), want, maxSeq, kvDim)
+	}
+	// Every layer's keys and values are their own Cap × kvDim memory.
+	for l := range layers {
+		for _, m := range []struct {
+			what string
+			rows int
+			cols int
+		}{{"Keys", c.Keys(l).Rows, c.Keys(l).Cols}, {"Values", c.Values(l).Rows, c.Values(l).Cols}} {
+			if m.rows != maxSeq || m.cols != kvDim {
+				t.Fatalf("%s(%d) is %d×%d, want %d×%d (Cap × kvDim)", m.what, l, m.rows, m.cols, maxSeq, kvDim)
+			}
+		}
+		c.Keys(l).Set(maxSeq-1, kvDim-1, float32(10*l+1))
+		c.Values(l).Set(maxSeq-1, kvDim-1, float32(10*l+2))
+	}
+	for l := range layers {
+		if k, v := c.Keys(l).At(maxSeq-1, kvDim-1), c.Values(l).At(maxSeq-1, kvDim-1); k != float32(10*l+1) || v != float32(10*l+2) {
+			t.Fatalf("layer %d's last key/value is %v/%v after writing %v/%v into every layer: layers or keys and values share memory", l, k, v, 10*l+1, 10*l+2)
+		}
+	}
+	// Advance and Past: views of rows 0 … Len−1, sharing the cache's memory.
+	c.Keys(1).Set(2, 3, 42)
+	if err := c.Advance(4); err != nil || c.Len() != 4 {
+		t.Fatalf("Advance(4) on an empty cache of 10: %v, Len %d", err, c.Len())
+	}
+	k, v := c.Past(1)
+	if k.Rows != 4 || v.Rows != 4 || k.Cols != kvDim || k.At(2, 3) != 42 {
+		t.Fatalf("Past(1) after Advance(4): keys %d×%d with (2,3) = %v, values %d rows; want 4×%d views holding what was written", k.Rows, k.Cols, k.At(2, 3), v.Rows, kvDim)
+	}
+	k.Set(0, 0, 7)
+	if c.Keys(1).At(0, 0) != 7 {
+		t.Errorf("Past returned a copy: writing into it did not change the cache")
+	}
+	if err := c.Advance(6); err != nil || c.Len() != 10 {
+		t.Fatalf("Advance(6) to exactly the capacity: %v, Len %d", err, c.Len())
+	}
+	if err := c.Advance(1); !errors.Is(err, ErrContextFull) || c.Len() != 10 {
+		t.Errorf("Advance(1) on a full cache: error %v, Len %d; want ErrContextFull and Len unchanged", err, c.Len())
+	}
+	if err := c.Advance(-1); !errors.Is(err, unit00.ErrInvalid) || c.Len() != 10 {
+		t.Errorf("Advance(-1): error %v, Len %d; want unit00.ErrInvalid and Len unchanged", err, c.Len())
+	}
+	if !oracle.RaceEnabled {
+		if n := oracle.AllocsPerRun(50, func() { _, _ = c.Past(2); _ = c.Keys(0); _ = c.Advance(0) }); n != 0 {
+			t.Errorf("Past, Keys and Advance allocate %v times per call, want 0: the cache's memory is allocated once, in NewCache", n)
+		}
+	}
+}

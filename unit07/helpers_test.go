@@ -1,0 +1,112 @@
+package unit07
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit03"
+	"github.com/llmforge/forge/unit05"
+)
+
+// configs cover the cache's shapes: MHA, GQA and MQA (the cache holds the
+// key/value heads only), both RoPE pairings, biases, tied embeddings.
+var configs = []struct {
+	name string
+	c    unit05.Config
+}{
+	{"mha", unit05.Config{Dim: 64, Layers: 2, Heads: 4, KVHeads: 4, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 96, RopeBase: 10000, RMSEps: 1e-5, Rope: unit05.RopeNorm}},
+	{"gqa-llama3", unit05.Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 96, RopeBase: 500000, RMSEps: 1e-5, Rope: unit05.RopeNorm}},
+	{"mqa-tied", unit05.Config{Dim: 64, Layers: 3, Heads: 4, KVHeads: 1, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 96, RopeBase: 10000, RMSEps: 1e-6, Rope: unit05.RopeNorm, TiedEmbeddings: true}},
+	{"gqa-qwen2", unit05.Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 96, RopeBase: 1000000, RMSEps: 1e-6, Rope: unit05.RopeNeox, TiedEmbeddings: true, QKVBias: true}},
+}
+
+// cachedTol compares cached logits with a full forward pass's. Both are
+// float32 computations of the same function; they differ only in how the
+// products are cut up (a matrix–vector product for a decode step, a GEMM
+// over the whole sequence for Forward), so a few ulps of the logits.
+var cachedTol = oracle.Tol{Atol: 2e-5, Rtol: 2e-5}
+
+// newModel builds a seeded model (unit05's reference or yours, DEPS=ref).
+func newModel(t testing.TB, c unit05.Config, seed uint64, p *unit03.Pool) *unit05.Model {
+	t.Helper()
+	w, err := unit05.RandomWeights(c, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := unit05.NewModel(c, w, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// lastLogits returns the logits of the last position of a full forward pass
+// over tokens: what a cached session must reproduce.
+func lastLogits(t testing.TB, m *unit05.Model, tokens []int) []float64 {
+	t.Helper()
+	logits := unit03.NewMat(len(tokens), m.Config.Vocab)
+	if err := m.Forward(logits, tokens); err != nil {
+		t.Fatal(err)
+	}
+	return oracle.Float64s(logits.Row(len(tokens) - 1))
+}
+
+// testTokens returns n seeded tokens below vocab.
+func testTokens(seed uint64, n, vocab int) []int {
+	g := oracle.NewRand(seed)
+	toks := make([]int, n)
+	for i := range toks {
+		toks[i] = g.Intn(vocab)
+	}
+	return toks
+}
+
+// mustFor returns a helper that fails t on an error and copies the logits
+// (a session's slice is overwritten by its next call):
+// got := must(s.Step(tok)).
+func mustFor(t testing.TB) func([]float32, error) []float32 {
+	return func(logits []float32, err error) []float32 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append([]float32(nil), logits...)
+	}
+}
+
+// oracleWeights copies a model's Dense weights for the float64 oracle.
+func oracleWeights(w *unit05.Weights, tied bool) *oracle.LlamaWeights {
+	mat := func(m unit05.Matrix) []float64 {
+		d := m.(*unit05.Dense).W
+		var out []float64
+		for i := range d.Rows {
+			out = append(out, oracle.Float64s(d.Row(i))...)
+		}
+		return out
+	}
+	o := &oracle.LlamaWeights{Embed: mat(w.Embed), OutNorm: oracle.Float64s(w.OutNorm)}
+	if !tied {
+		o.Output = mat(w.Output)
+	}
+	for _, l := range w.Layers {
+		ol := oracle.LlamaLayer{AttnNorm: oracle.Float64s(l.AttnNorm), Wq: mat(l.Wq), Wk: mat(l.Wk), Wv: mat(l.Wv), Wo: mat(l.Wo),
+			FFNNorm: oracle.Float64s(l.FFNNorm), Wgate: mat(l.Gate), Wup: mat(l.Up), Wdown: mat(l.Down)}
+		if l.Bq != nil {
+			ol.Bq, ol.Bk, ol.Bv = oracle.Float64s(l.Bq), oracle.Float64s(l.Bk), oracle.Float64s(l.Bv)
+		}
+		o.Layers = append(o.Layers, ol)
+	}
+	return o
+}
+
+func oracleConfig(c unit05.Config) oracle.LlamaConfig {
+	return oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
+		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == unit05.RopeNeox}
+}
+
+func concat(a []int, b ...int) []int { return append(append([]int(nil), a...), b...) }
+
+func describe(name string, c unit05.Config) string {
+	return fmt.Sprintf("%s (heads %d, kv heads %d, %d layers)", name, c.Heads, c.KVHeads, c.Layers)
+}
