@@ -5,13 +5,14 @@ import (
 	"testing"
 )
 
-// AllocsPerRun is testing.AllocsPerRun made steady. A garbage collection
-// empties the runtime's own caches (among them the records a goroutine
-// needs to block on a channel or a WaitGroup), and each processor refills
-// its cache the first times a goroutine blocks there, allocating inside the
-// runtime. So AllocsPerRun collects first, then calls f ten times, enough
-// for every processor's cache to fill, and only then counts: the figure is
-// about the code under test, and the same on every run.
+// AllocsPerRun is testing.AllocsPerRun made steady. The runtime caches the
+// records a goroutine needs to block on a channel or a WaitGroup; a garbage
+// collection drops its central cache, and the first blocking operations
+// after one may allocate, inside the runtime, until the caches fill again.
+// So AllocsPerRun collects first, then calls f ten times, and only then
+// counts (testing.AllocsPerRun runs f at GOMAXPROCS 1 after one more
+// warm-up call): the figure is about the code under test, the same on every
+// run.
 func AllocsPerRun(runs int, f func()) float64 {
 	runtime.GC()
 	for range 10 {
