@@ -38,10 +38,8 @@ type EncodeOptions struct {
 // malformed merge list is an error.
 func New(v *Vocab) (*Tokenizer, error) {
 	t := &Tokenizer{v: v, ids: make(map[string]int, len(v.Tokens)), spm: v.Model == "llama"}
-	for id, tok := range v.Tokens {
-		if _, dup := t.ids[tok]; !dup {
-			t.ids[tok] = id
-		}
+	for id := len(v.Tokens) - 1; id >= 0; id-- { // backwards: a repeated token keeps its first id
+		t.ids[v.Tokens[id]] = id
 	}
 	switch v.Model {
 	case "llama":
