@@ -40,13 +40,20 @@ func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
 	}, nil
 }
 
+// blockRows is the most rows a block computes at once: Block cuts longer
+// prompts into pieces of this many. It bounds the block's scratch, ten
+// times the model's width per row, which for MaxSeq rows would dwarf
+// everything else (TinyLlama: 180 MB at 2,048 positions; 5 MB like this).
+const blockRows = 64
+
 // arenaBytes is the scratch of the largest pass, MaxSeq tokens: the hidden
 // states and the batch's keys and values (Forward), plus what one Block
-// needs at its peak, with room for each allocation's alignment.
+// needs at its peak for blockRows rows (its scores for all MaxSeq
+// positions), with room for each allocation's alignment.
 func arenaBytes(c Config) int {
-	n := c.MaxSeq
+	n, b := c.MaxSeq, min(blockRows, c.MaxSeq)
 	forward := n * (c.Dim + 2*c.KVDim())
-	block := n*(2*c.Dim+2*c.QDim()+2*c.FFN) + n // xn, ffn out, q, att, gate, up, scores
+	block := b*(2*c.Dim+2*c.QDim()+2*c.FFN) + n // xn, ffn out, q, att, gate, up, scores
 	const allocations = 16
 	return 4*(forward+block) + allocations*unit01.Alignment
 }
@@ -95,10 +102,22 @@ func (m *Model) Forward(logits unit03.Mat, tokens []int) error {
 //
 // It panics (unit00.Check) on shapes that do not fit.
 func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
-	c, w := m.Config, &m.Weights.Layers[l]
+	c := m.Config
 	T := x.Rows
 	unit00.Check(x.Cols == c.Dim && pos0 >= 0 && pos0+T <= c.MaxSeq, "Block: x must be T × Dim, with pos0+T ≤ MaxSeq")
 	unit00.Check(keys.Rows >= pos0+T && values.Rows >= pos0+T && keys.Cols == c.KVDim() && values.Cols == c.KVDim(), "Block: keys and values must be KVDim wide and hold pos0+T rows")
+	// Pieces of at most blockRows rows, in order: each piece's keys and
+	// values are written before the next piece attends to them.
+	for r := 0; r < T; r += blockRows {
+		end := min(r+blockRows, T)
+		m.block(l, x.Block(r, end, 0, c.Dim), pos0+r, keys, values)
+	}
+}
+
+// block is Block for at most blockRows rows.
+func (m *Model) block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
+	c, w := m.Config, &m.Weights.Layers[l]
+	T := x.Rows
 	mark := m.arena.Mark()
 	defer m.arena.Rewind(mark)
 
