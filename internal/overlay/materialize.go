@@ -28,6 +28,9 @@ func Materialize(r workbook.Repo, o Overlay, dst string) error {
 			return err
 		}
 		rel, _ := filepath.Rel(r.Root, path)
+		if d.Type()&fs.ModeSymlink != 0 && skipDirs[d.Name()] {
+			return nil // e.g. a node_modules linked from another folder
+		}
 		if d.IsDir() {
 			if skipDirs[d.Name()] && path != r.Root {
 				return filepath.SkipDir
