@@ -1,0 +1,142 @@
+package unit09
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit03"
+)
+
+func TestC9_4_NewQMatrix(t *testing.T) {
+	if _, err := NewQMatrix(unit01.Q4_0, 3, 64, make([]byte, 3*36)); err != nil {
+		t.Fatalf("NewQMatrix of a well-formed 3×64 Q4_0 matrix: %v", err)
+	}
+	bad := []struct {
+		dt         unit01.DType
+		rows, cols int
+		size       int
+		kind       error
+	}{
+		{unit01.Q4_0, 3, 64, 3*36 - 1, unit00.ErrInvalid},
+		{unit01.Q4_0, 3, 48, 3 * 27, unit00.ErrInvalid}, // 48 is not whole blocks of 32
+		{unit01.Q4_K, 2, 128, 144, unit00.ErrInvalid},   // nor 128 of 256
+		{unit01.Q8_K, 1, 256, 292, unit00.ErrUnsupported},
+		{unit01.Q2_K, 1, 256, 84, unit00.ErrUnsupported},
+	}
+	for _, b := range bad {
+		if _, err := NewQMatrix(b.dt, b.rows, b.cols, make([]byte, b.size)); !errors.Is(err, b.kind) {
+			t.Errorf("NewQMatrix(%v, %d×%d, %d bytes): error %v, want one wrapping %v", b.dt, b.rows, b.cols, b.size, err, b.kind)
+		}
+	}
+}
+
+// TestC9_4_MulT multiplies by quantized matrices of every type, one row of
+// activations (decode) and several (prefill), on one thread and two, and
+// compares with the float64 product of the dequantized weights and the
+// dequantized activations.
+func TestC9_4_MulT(t *testing.T) {
+	g := oracle.NewRand(95)
+	p := unit03.NewPool(2)
+	defer p.Close()
+	const rows, cols = 37, 512 // rows left over after groups of four
+	for _, dt := range weightTypes {
+		data := randomBlocks(g, dt, rows*cols)
+		m, err := NewQMatrix(dt, rows, cols, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, i := m.Dims(); o != rows || i != cols {
+			t.Fatalf("Dims() = %d, %d; want %d, %d", o, i, rows, cols)
+		}
+		wd := oracle.DequantRow(int(dt), data)
+		// Row: the dequantized row, for embeddings.
+		row := make([]float32, cols)
+		m.Row(row, 5)
+		oracle.AssertBound(t, fmt.Sprintf("%v QMatrix.Row(5)", dt), row, wd[5*cols:6*cols], scaled(wd[5*cols:6*cols], 4*eps32, 1e-30), nil)
+		for _, T := range []int{1, 3} {
+			for _, pool := range []*unit03.Pool{nil, p} {
+				x := unit03.MatOf(T, cols, g.Normal(T*cols, 0, 1))
+				y := unit03.Mat{Rows: T, Cols: rows, Stride: rows + 2, Data: make([]float32, T*(rows+2))}
+				for i := range y.Data {
+					y.Data[i] = -7 // garbage, and the padding's sentinel
+				}
+				m.MulT(pool, y, x)
+				var want, bound []float64
+				var got []float32
+				for r := range T {
+					a, ad := activations(t, dt, x.Row(r))
+					_ = a
+					for j := range rows {
+						s, abs := 0.0, 0.0
+						for i := range cols {
+							s += wd[j*cols+i] * ad[i]
+							abs += math.Abs(wd[j*cols+i] * ad[i])
+						}
+						want, bound = append(want, s), append(bound, (4*float64(cols/max(1, dt.BlockSize()))+64)*eps32*abs+1e-30)
+					}
+					got = append(got, y.Row(r)...)
+					if y.Data[r*y.Stride+rows] != -7 {
+						t.Fatalf("%v MulT wrote into y's padding", dt)
+					}
+				}
+				oracle.AssertBound(t, fmt.Sprintf("%v QMatrix %d×%d MulT of %d rows on %d threads", dt, rows, cols, T, pool.Threads()), got, want, bound, []int{T, rows})
+			}
+		}
+	}
+}
+
+func scaled(x []float64, rel, abs float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = math.Abs(v)*rel + abs
+	}
+	return out
+}
+
+// TestC9_4_QuantizeMatrix quantizes a float matrix and checks each row is
+// QuantizeRow's.
+func TestC9_4_QuantizeMatrix(t *testing.T) {
+	g := oracle.NewRand(96)
+	w := unit03.Mat{Rows: 5, Cols: 256, Stride: 260, Data: g.Normal(5*260, 0, 1)}
+	for _, dt := range []unit01.DType{unit01.Q4_0, unit01.Q4_K, unit01.Q8_0, unit01.F16} {
+		m, err := QuantizeMatrix(dt, w)
+		if err != nil {
+			t.Fatalf("QuantizeMatrix(%v): %v", dt, err)
+		}
+		rb := rowBytes(dt, 256)
+		for i := range 5 {
+			want := make([]byte, rb)
+			if err := QuantizeRow(dt, want, w.Row(i)); err != nil {
+				t.Fatal(err)
+			}
+			if string(m.Data[i*rb:(i+1)*rb]) != string(want) {
+				t.Fatalf("QuantizeMatrix(%v): row %d differs from QuantizeRow of the same row (the stride of a strided matrix is not its row length)", dt, i)
+			}
+		}
+	}
+}
+
+func TestC9_4_NoAllocs(t *testing.T) {
+	if oracle.RaceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	g := oracle.NewRand(97)
+	p := unit03.NewPool(2)
+	defer p.Close()
+	for _, dt := range []unit01.DType{unit01.Q4_0, unit01.Q6_K, unit01.F16} {
+		m, _ := NewQMatrix(dt, 64, 512, randomBlocks(g, dt, 64*512))
+		for _, T := range []int{1, 4} {
+			x, y := unit03.MatOf(T, 512, g.Normal(T*512, 0, 1)), unit03.NewMat(T, 64)
+			for _, pool := range []*unit03.Pool{nil, p} {
+				if n := oracle.AllocsPerRun(20, func() { m.MulT(pool, y, x) }); n != 0 {
+					t.Errorf("%v MulT of %d rows on %d threads allocates %v times per call, want 0: keep the quantized activations in a reused buffer", dt, T, pool.Threads(), n)
+				}
+			}
+		}
+	}
+}

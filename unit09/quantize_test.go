@@ -1,0 +1,216 @@
+package unit09
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit01"
+)
+
+// errorBound returns, for each element of x, how far its dequantized
+// quantization may be from it: the bounds docs/unit09.md derives from each
+// type's rule. Scales are stored as f16, which rounds a scale d by at most
+// h(d) = d·2⁻¹¹ + 2⁻²⁵ (relative rounding, and half the smallest
+// subnormal for scales below f16's normal range), an error every quant
+// multiplies.
+func errorBound(dt unit01.DType, x []float32) []float64 {
+	n := len(x)
+	bound := make([]float64, n)
+	bs := dt.BlockSize()
+	for o := 0; o < n; o += bs {
+		blk := x[o : o+bs]
+		amax, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+		for _, v := range blk {
+			amax = math.Max(amax, math.Abs(float64(v)))
+			lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
+		}
+		for i, v := range blk {
+			var b float64
+			switch dt {
+			case unit01.F32:
+				b = 0
+			case unit01.F16:
+				b = h(math.Abs(float64(v))) // rounding x itself to f16
+			case unit01.BF16:
+				b = math.Abs(float64(v)) / 256
+			case unit01.Q8_0: // step d = amax/127: half a step
+				d := amax / 127
+				b = d/2 + 127*h(d)
+			case unit01.Q8_K: // the same step, d kept in f32
+				b = amax / 127 * 0.5 * (1 + 1e-5)
+			case unit01.Q4_0: // step d = amax/8; the far end clamps to 7d: a whole step
+				d := amax / 8
+				b = d + 8*h(d)
+			case unit01.Q5_0: // step amax/16, the same reasoning
+				d := amax / 16
+				b = d + 16*h(d)
+			case unit01.Q4_1: // step (max−min)/15, and the min stored as f16
+				d := (hi - lo) / 15
+				b = d/2 + 15*h(d) + h(math.Abs(lo))
+			case unit01.Q4_K, unit01.Q5_K:
+				b = kBound(dt, blk, i)
+			case unit01.Q6_K:
+				b = q6Bound(blk, i)
+			}
+			bound[o+i] = b*(1+1e-4) + 1e-12
+		}
+	}
+	return bound
+}
+
+// h bounds the error of rounding a non-negative d to f16.
+func h(d float64) float64 { return d/2048 + 0x1p-25 }
+
+// kBound: a Q4_K/Q5_K sub-block of 32 spans [lo, hi] with lo ≤ 0 and wants
+// step (hi−lo)/L (L = 15 or 31). The coded step d·sc is at most one d above
+// it (sc rounds up, d = max step/63) and the coded offset at most dmin/2
+// from −lo (dmin = max offset/63): an element is off by at most half a
+// coded step, or by dmin/2 where the grid's end was shifted.
+func kBound(dt unit01.DType, blk []float32, i int) float64 {
+	levels := 15.0
+	if dt == unit01.Q5_K {
+		levels = 31
+	}
+	var step, off [8]float64
+	maxStep, maxOff := 0.0, 0.0
+	for s := range 8 {
+		lo, hi := 0.0, float64(blk[32*s])
+		for _, v := range blk[32*s : 32*s+32] {
+			lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
+		}
+		step[s], off[s] = (hi-lo)/levels, -lo
+		maxStep, maxOff = math.Max(maxStep, step[s]), math.Max(maxOff, off[s])
+	}
+	// d and dmin are rounded up to an f16: at most one f16 step above.
+	d, dmin := maxStep/63*(1+1.0/1024)+0x1p-24, maxOff/63*(1+1.0/1024)+0x1p-24
+	s := i / 32
+	return (step[s]+d)/2 + dmin/2
+}
+
+// q6Bound: a Q6_K sub-block of 16 wants step max|x|/31; the coded step is
+// at most one d = max step/127 above it; an element is off by at most half
+// a coded step.
+func q6Bound(blk []float32, i int) float64 {
+	var step [16]float64
+	maxStep := 0.0
+	for s := range 16 {
+		amax := 0.0
+		for _, v := range blk[16*s : 16*s+16] {
+			amax = math.Max(amax, math.Abs(float64(v)))
+		}
+		step[s] = amax / 31
+		maxStep = math.Max(maxStep, step[s])
+	}
+	return (step[i/16] + maxStep/127*(1+1.0/1024) + 0x1p-24) / 2
+}
+
+func TestC9_2_RoundTrip(t *testing.T) {
+	g := oracle.NewRand(92)
+	for _, dt := range allTypes {
+		for name, x := range testRows(g, 512) {
+			q := make([]byte, rowBytes(dt, len(x)))
+			if err := QuantizeRow(dt, q, x); err != nil {
+				t.Fatalf("QuantizeRow(%v): %v", dt, err)
+			}
+			if dt == unit01.Q8_K && !oracle.Q8KSumsOK(q[:292]) {
+				t.Errorf("QuantizeRow(Q8_K) of a %s row: bsums are not the sums of each 16 quants", name)
+			}
+			y := make([]float32, len(x))
+			if err := DequantizeRow(dt, y, q); err != nil {
+				t.Fatal(err)
+			}
+			oracle.AssertBound(t, fmt.Sprintf("DequantizeRow(QuantizeRow(%v, a %s row))", dt, name), y, oracle.Float64s(x), errorBound(dt, x), []int{len(x) / dt.BlockSize(), dt.BlockSize()})
+		}
+	}
+}
+
+// TestC9_2_Rules checks the details of ggml's reference quantizers that a
+// round trip within the bound does not pin down, so that files this code
+// writes hold what llama.cpp's would.
+func TestC9_2_Rules(t *testing.T) {
+	le := binary.LittleEndian
+	quant := func(dt unit01.DType, x []float32) []byte {
+		q := make([]byte, rowBytes(dt, len(x)))
+		if err := QuantizeRow(dt, q, x); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	block := func(f func(j int) float32) []float32 {
+		x := make([]float32, 32)
+		for j := range x {
+			x[j] = f(j)
+		}
+		return x
+	}
+
+	// Q4_0: d = max/−8 with the sign of the largest-magnitude value, which
+	// lands exactly on q = 0. Here the largest is +4, so d = −0.5.
+	x := block(func(j int) float32 { return float32(j%9) * 0.5 })
+	q := quant(unit01.Q4_0, x)
+	if d := unit01.F16ToF32(le.Uint16(q)); d != -0.5 {
+		t.Errorf("Q4_0 of values 0…4 with 4 the largest: d = %v, want −0.5 (d = max/−8, sign kept)", d)
+	}
+	if q[2+8]&0xF != 0 { // element 8 is 4.0
+		t.Errorf("Q4_0: the largest value should get quant 0, got %d", q[2+8]&0xF)
+	}
+	// Largest magnitude negative: d positive.
+	x = block(func(j int) float32 { return -float32(j%9) * 0.5 })
+	if d := unit01.F16ToF32(le.Uint16(quant(unit01.Q4_0, x))); d != 0.5 {
+		t.Errorf("Q4_0 of values 0…−4: d = %v, want 0.5", d)
+	}
+
+	// Q8_0: d = amax/127, and q = x/d rounded half away from zero. With
+	// amax = 127 the step is 1, and x = ±2.5 must give ±3.
+	x = block(func(j int) float32 { return 0 })
+	x[0], x[1], x[2], x[3] = 127, 2.5, -2.5, 0.5
+	q = quant(unit01.Q8_0, x)
+	if d := unit01.F16ToF32(le.Uint16(q)); d != 1 {
+		t.Errorf("Q8_0 with max |x| = 127: d = %v, want 1", d)
+	}
+	if int8(q[3]) != 3 || int8(q[4]) != -3 || int8(q[5]) != 1 {
+		t.Errorf("Q8_0 rounding of 2.5, −2.5, 0.5 with d = 1: got %d, %d, %d; want 3, −3, 1 (half away from zero, as C's roundf)", int8(q[3]), int8(q[4]), int8(q[5]))
+	}
+
+	// Q5_0: d = max/−16, the largest value on q = 0.
+	x = block(func(j int) float32 { return float32(j) / 31 * 8 })
+	q = quant(unit01.Q5_0, x)
+	if d := unit01.F16ToF32(le.Uint16(q)); d != -0.5 {
+		t.Errorf("Q5_0 of values 0…8: d = %v, want −0.5 (max/−16)", d)
+	}
+
+	// A block of zeros quantizes to zeros and a zero scale, never NaN.
+	for _, dt := range allTypes {
+		n := dt.BlockSize()
+		if n == 1 {
+			continue
+		}
+		y := make([]float32, n)
+		if err := DequantizeRow(dt, y, quant(dt, make([]float32, n))); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range y {
+			if v != 0 {
+				t.Errorf("%v of a block of zeros: element %d is %v", dt, i, v)
+				break
+			}
+		}
+	}
+}
+
+func TestC9_2_Errors(t *testing.T) {
+	if err := QuantizeRow(unit01.Q4_0, make([]byte, 18), make([]float32, 31)); !errors.Is(err, unit00.ErrInvalid) {
+		t.Errorf("QuantizeRow of 31 elements to Q4_0: error %v, want unit00.ErrInvalid", err)
+	}
+	if err := QuantizeRow(unit01.Q8_0, make([]byte, 33), make([]float32, 32)); !errors.Is(err, unit00.ErrInvalid) {
+		t.Errorf("QuantizeRow into a too-short dst: error %v, want unit00.ErrInvalid", err)
+	}
+	if err := QuantizeRow(unit01.Q3_K, make([]byte, 110), make([]float32, 256)); !errors.Is(err, unit00.ErrUnsupported) {
+		t.Errorf("QuantizeRow to Q3_K: error %v, want unit00.ErrUnsupported", err)
+	}
+}
