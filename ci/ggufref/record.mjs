@@ -1,0 +1,53 @@
+// Records llama.cpp's view of unit10's conformance models: the prompt's token
+// ids, 32 greedy tokens, and the top-10 logits before each of them, into
+// unit10/testdata/llamacpp-models.json. llama.cpp is the independent
+// reference: it reads the files and runs the models with its own code.
+//
+// Usage (from the repository root): see ci/ggufref/README.md.
+import {getLlama} from "node-llama-cpp";
+import {createHash} from "node:crypto";
+import {readFileSync, writeFileSync, readdirSync} from "node:fs";
+
+const [modelsDir, outPath] = process.argv.slice(2);
+const prompt = "The quick brown fox jumps over the lazy dog. Numbers: 12345, and a question?";
+const steps = 32;
+const llama = await getLlama({gpu: false, build: "never"});
+
+const models = [];
+for (const file of readdirSync(modelsDir).filter((f) => f.endsWith(".gguf")).sort()) {
+	const path = `${modelsDir}/${file}`;
+	const sha256 = createHash("sha256").update(readFileSync(path)).digest("hex");
+	const model = await llama.loadModel({modelPath: path, gpuLayers: 0});
+	const context = await model.createContext({
+		contextSize: 128, batchSize: 128, sequences: 1, threads: 1, flashAttention: false,
+		experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32",
+	});
+	const sequence = context.getSequence();
+	let tokens = Array.from(model.tokenize(prompt, false));
+	if (model.tokens.shouldPrependBosToken && model.tokens.bos != null) {
+		tokens = [model.tokens.bos, ...tokens];
+	}
+	const promptIds = tokens.slice();
+	const generated = [];
+	const top = [];
+	const want = {generateNext: {logits: {filter: {tokens: [], includeTop: 10}}}};
+	let input = tokens.map((t, i) => (i === tokens.length - 1 ? [t, want] : t));
+	for (let step = 0; step < steps; step++) {
+		const results = await sequence.controlledEvaluate(input);
+		const next = results[results.length - 1].next;
+		const entries = [...next.logits.entries()].slice(0, 10);
+		top.push(entries.map(([id, logit]) => [id, logit]));
+		const best = entries[0][0]; // sorted high to low; ties keep the lower id first
+		generated.push(best);
+		input = [[best, want]];
+	}
+	models.push({file, sha256, prompt_ids: promptIds, greedy: generated, top10: top});
+	console.log(`${file}: prompt ${promptIds.length} tokens, greedy ${generated.slice(0, 8).join(" ")} …`);
+	await context.dispose();
+	await model.dispose();
+}
+const out = {
+	source: "llama.cpp via node-llama-cpp 3.22.1 (@node-llama-cpp/linux-x64 3.22.1), CPU, 1 thread, F32 KV cache, no flash attention",
+	prompt, steps, models,
+};
+writeFileSync(outPath ?? new URL("../../unit10/testdata/llamacpp-models.json", import.meta.url), JSON.stringify(out, null, 1) + "\n");

@@ -1,0 +1,21 @@
+//go:build !unix
+
+package unit10
+
+import "os"
+
+// Open reads the GGUF file at path and parses it with Parse, naming path in
+// errors. On unix systems the file is memory-mapped (see mmap_unix.go);
+// here it is read whole into memory with os.ReadFile, so File.Data is an
+// ordinary slice and Close only drops it.
+//
+// Errors: those of os.ReadFile as they come (a missing file wraps
+// fs.ErrNotExist); an empty file is the error Parse gives for no bytes
+// (wrapping unit00.ErrTruncated); then any parse error.
+func Open(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}

@@ -1,0 +1,210 @@
+package unit10
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit03"
+	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit09"
+)
+
+// LoadConfig reads a model's hyper-parameters from f's metadata, for
+// general.architecture "llama" (Llama 1–3, TinyLlama, Mistral: RoPE on
+// adjacent pairs) or "qwen2" (RoPE on halves, q/k/v biases). Optional keys
+// take llama.cpp's defaults: head_count_kv = head_count, rope.freq_base =
+// 10000. Vocab is token_embd's row count; TiedEmbeddings is set when the
+// file has no output.weight, QKVBias when it has blk.0.attn_q.bias.
+// MaxSeq is maxSeq, or the file's context_length when maxSeq ≤ 0. A
+// missing key or tensor is an error wrapping unit00.ErrInvalid that names
+// it; another architecture, or a rope.dimension_count other than the head
+// width (partial rotary), wraps unit00.ErrUnsupported.
+func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
+	var c unit05.Config
+	arch, err := f.String("general.architecture")
+	if err != nil {
+		return c, err
+	}
+	switch arch {
+	case "llama":
+		c.Rope = unit05.RopeNorm
+	case "qwen2":
+		c.Rope = unit05.RopeNeox
+	default:
+		return c, fmt.Errorf("%s: general.architecture %q (this loader knows llama and qwen2): %w", f.source, arch, unit00.ErrUnsupported)
+	}
+	ints := []struct {
+		key      string
+		dst      *int
+		optional bool
+	}{
+		{arch + ".embedding_length", &c.Dim, false},
+		{arch + ".block_count", &c.Layers, false},
+		{arch + ".attention.head_count", &c.Heads, false},
+		{arch + ".attention.head_count_kv", &c.KVHeads, true},
+		{arch + ".feed_forward_length", &c.FFN, false},
+		{arch + ".context_length", &c.MaxSeq, false},
+	}
+	for _, k := range ints {
+		v, err := f.Uint(k.key)
+		switch {
+		case err != nil && k.optional:
+			continue
+		case err != nil:
+			return c, err
+		case v > math.MaxInt32:
+			return c, fmt.Errorf("%s: %s = %d is beyond any model: %w", f.source, k.key, v, unit00.ErrInvalid)
+		}
+		*k.dst = int(v)
+	}
+	if c.KVHeads == 0 {
+		c.KVHeads = c.Heads
+	}
+	if c.Heads > 0 {
+		c.HeadDim = c.Dim / c.Heads
+	}
+	if rot, err := f.Uint(arch + ".rope.dimension_count"); err == nil && int(rot) != c.HeadDim {
+		return c, fmt.Errorf("%s: %s.rope.dimension_count %d is not the head width %d (partial rotary): %w", f.source, arch, rot, c.HeadDim, unit00.ErrUnsupported)
+	}
+	eps, err := f.Float(arch + ".attention.layer_norm_rms_epsilon")
+	if err != nil {
+		return c, err
+	}
+	c.RMSEps = float32(eps)
+	c.RopeBase = 10000
+	if base, err := f.Float(arch + ".rope.freq_base"); err == nil {
+		c.RopeBase = base
+	}
+	embd, _, err := f.Tensor("token_embd.weight")
+	if err != nil {
+		return c, err
+	}
+	if len(embd.Dims) != 2 {
+		return c, fmt.Errorf("%s: token_embd.weight has %d dimensions, want 2: %w", f.source, len(embd.Dims), unit00.ErrInvalid)
+	}
+	c.Vocab = int(embd.Dims[1])
+	_, _, err = f.Tensor("output.weight")
+	c.TiedEmbeddings = err != nil
+	_, _, err = f.Tensor("blk.0.attn_q.bias")
+	c.QKVBias = err == nil
+	if maxSeq > 0 {
+		c.MaxSeq = maxSeq
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("%s: %w", f.source, err)
+	}
+	return c, nil
+}
+
+// LoadWeights binds f's tensors to a model of config c, by their GGUF
+// names. Quantized, F16 and BF16 matrices become unit09.QMatrix views of
+// the file's bytes (nothing copied); F32 matrices are copied into
+// unit05.Dense matrices for the float32 GEMM; norms and biases are copied
+// (they are small). A missing tensor, or one whose dimensions are not the
+// [in, out] (ne[0] first) that c implies, is an error naming it.
+func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
+	b := binder{f: f}
+	w := &unit05.Weights{
+		Embed:   b.matrix("token_embd.weight", c.Vocab, c.Dim),
+		OutNorm: b.vector("output_norm.weight", c.Dim),
+	}
+	w.Output = w.Embed
+	if !c.TiedEmbeddings {
+		w.Output = b.matrix("output.weight", c.Vocab, c.Dim)
+	}
+	q, kv := c.QDim(), c.KVDim()
+	for i := range c.Layers {
+		p := fmt.Sprintf("blk.%d.", i)
+		l := unit05.Layer{
+			AttnNorm: b.vector(p+"attn_norm.weight", c.Dim),
+			Wq:       b.matrix(p+"attn_q.weight", q, c.Dim),
+			Wk:       b.matrix(p+"attn_k.weight", kv, c.Dim),
+			Wv:       b.matrix(p+"attn_v.weight", kv, c.Dim),
+			Wo:       b.matrix(p+"attn_output.weight", c.Dim, q),
+			FFNNorm:  b.vector(p+"ffn_norm.weight", c.Dim),
+			Gate:     b.matrix(p+"ffn_gate.weight", c.FFN, c.Dim),
+			Up:       b.matrix(p+"ffn_up.weight", c.FFN, c.Dim),
+			Down:     b.matrix(p+"ffn_down.weight", c.Dim, c.FFN),
+		}
+		if c.QKVBias {
+			l.Bq, l.Bk, l.Bv = b.vector(p+"attn_q.bias", q), b.vector(p+"attn_k.bias", kv), b.vector(p+"attn_v.bias", kv)
+		}
+		w.Layers = append(w.Layers, l)
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	if err := w.Check(c); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.source, err)
+	}
+	return w, nil
+}
+
+// binder looks tensors up and keeps the first error, so LoadWeights reads
+// as a list of names.
+type binder struct {
+	f   *File
+	err error
+}
+
+// tensor returns the named tensor if its dims are want (ne[0] first).
+func (b *binder) tensor(name string, want ...uint64) (TensorInfo, []byte, bool) {
+	if b.err != nil {
+		return TensorInfo{}, nil, false
+	}
+	info, data, err := b.f.Tensor(name)
+	if err != nil {
+		b.err = err
+		return info, nil, false
+	}
+	ok := len(info.Dims) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = info.Dims[i] == want[i]
+	}
+	if !ok {
+		b.err = fmt.Errorf("%s: tensor %s has dims %v, want %v (ne[0] first): %w", b.f.source, name, info.Dims, want, unit00.ErrInvalid)
+	}
+	return info, data, ok
+}
+
+// matrix binds an out×in weight matrix, stored with dims {in, out}.
+func (b *binder) matrix(name string, out, in int) unit05.Matrix {
+	info, data, ok := b.tensor(name, uint64(in), uint64(out))
+	if !ok {
+		return nil
+	}
+	if info.Type == unit01.F32 {
+		m := unit03.NewMat(out, in)
+		if err := unit09.DequantizeRow(unit01.F32, m.Data, data); err != nil {
+			b.err = fmt.Errorf("%s: tensor %s: %w", b.f.source, name, err)
+			return nil
+		}
+		return unit05.NewDense(m)
+	}
+	m, err := unit09.NewQMatrix(info.Type, out, in, data)
+	if err != nil {
+		b.err = fmt.Errorf("%s: tensor %s: %w", b.f.source, name, err)
+		return nil
+	}
+	return m
+}
+
+// vector binds a norm's or bias's n values (F32, F16 or BF16), copied.
+func (b *binder) vector(name string, n int) []float32 {
+	info, data, ok := b.tensor(name, uint64(n))
+	if !ok {
+		return nil
+	}
+	v := make([]float32, n)
+	if info.Type.Quantized() {
+		b.err = fmt.Errorf("%s: tensor %s is %v; norms and biases must be F32, F16 or BF16: %w", b.f.source, name, info.Type, unit00.ErrUnsupported)
+		return nil
+	}
+	if err := unit09.DequantizeRow(info.Type, v, data); err != nil {
+		b.err = fmt.Errorf("%s: tensor %s: %w", b.f.source, name, err)
+		return nil
+	}
+	return v
+}

@@ -1,0 +1,61 @@
+package unit10
+
+import (
+	"path/filepath"
+
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit04"
+	"github.com/llmforge/forge/unit05"
+)
+
+// This file is given: the models of challenge 10.5, which llama.cpp and
+// Forge must run alike. ci/ggufref writes them with Generate and records
+// llama.cpp's tokens and logits into unit10/testdata/llamacpp-models.json;
+// the tests write them again and check that the bytes are the same
+// (SHA-256) before comparing.
+
+// ConformancePrompt is the text every conformance model is given.
+const ConformancePrompt = "The quick brown fox jumps over the lazy dog. Numbers: 12345, and a question?"
+
+// ConformanceSteps is the number of greedy tokens compared.
+const ConformanceSteps = 32
+
+// ConformanceSpecs returns the conformance models: both architectures,
+// both tokenizer families (the GPT-2 and Phi-3 vocabularies in vocabDir,
+// unit04/testdata), and the weight types of the files people download.
+func ConformanceSpecs(vocabDir string) ([]ModelSpec, error) {
+	spm, err := vocabFile(filepath.Join(vocabDir, "ggml-vocab-phi-3.gguf"))
+	if err != nil {
+		return nil, err
+	}
+	bpe, err := vocabFile(filepath.Join(vocabDir, "ggml-vocab-gpt-2.gguf"))
+	if err != nil {
+		return nil, err
+	}
+	shape := func(dim, layers, heads, kvHeads, ffn int, tied bool) unit05.Config {
+		return unit05.Config{Dim: dim, Layers: layers, Heads: heads, KVHeads: kvHeads, HeadDim: dim / heads, FFN: ffn,
+			MaxSeq: 128, RopeBase: 10000, RMSEps: 1e-5, TiedEmbeddings: tied}
+	}
+	return []ModelSpec{
+		{Name: "forge-llama-spm-f32", Arch: "llama", Config: shape(64, 2, 4, 2, 128, false), Vocab: spm,
+			Matrix: unit01.F32, Embed: unit01.F32, Output: unit01.F32, LogitScale: 8, Seed: 1},
+		{Name: "forge-llama-spm-q4_0", Arch: "llama", Config: shape(256, 2, 8, 2, 512, false), Vocab: spm,
+			Matrix: unit01.Q4_0, Embed: unit01.Q4_0, Output: unit01.Q6_K, LogitScale: 8, Seed: 2},
+		{Name: "forge-llama-gpt2-q8_0", Arch: "llama", Config: shape(128, 2, 4, 4, 256, false), Vocab: bpe,
+			Matrix: unit01.Q8_0, Embed: unit01.F16, Output: unit01.Q8_0, LogitScale: 8, Seed: 3},
+		{Name: "forge-qwen2-gpt2-q4_k", Arch: "qwen2", Config: shape(256, 2, 8, 2, 512, true), Vocab: bpe,
+			Matrix: unit01.Q4_K, Embed: unit01.Q6_K, LogitScale: 8, Seed: 4},
+		{Name: "forge-qwen2-spm-f16", Arch: "qwen2", Config: shape(64, 2, 4, 1, 128, false), Vocab: spm,
+			Matrix: unit01.F16, Embed: unit01.F16, Output: unit01.F16, LogitScale: 8, Seed: 5},
+	}, nil
+}
+
+// vocabFile reads a vocabulary-only GGUF file.
+func vocabFile(path string) (*unit04.Vocab, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return LoadVocab(f)
+}

@@ -1,0 +1,228 @@
+package unit10
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit04"
+	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit09"
+)
+
+// This file is given: a generator of synthetic GGUF models, so that every
+// path of the engine runs offline, on files llama.cpp also loads (10.5),
+// at any size (10.6). It is built on your Write (10.3), unit05's
+// RandomWeights and unit09's QuantizeRow.
+
+// ModelSpec describes a synthetic model.
+type ModelSpec struct {
+	Name   string        // general.name
+	Arch   string        // "llama" or "qwen2"
+	Config unit05.Config // the shape; Vocab comes from Vocab, MaxSeq is the context length
+	Vocab  *unit04.Vocab // the tokenizer, written under tokenizer.ggml.*
+	Matrix unit01.DType  // the type of every 2-D weight but the two below
+	Embed  unit01.DType  // token_embd's type
+	Output unit01.DType  // output's type (unused when Config.TiedEmbeddings)
+	// LogitScale multiplies the output projection (for a tied model, the
+	// embeddings, which are its output projection): random models have
+	// flat logits, where llama.cpp and Forge could round a near-tie
+	// differently; a larger scale makes the greedy choices clearer.
+	LogitScale float32
+	Seed       uint64
+	// RandomBlocks fills the weight matrices with random well-formed
+	// blocks instead of quantizing random weights: the model computes
+	// nonsense, but a file of gigabytes is written in seconds (10.6).
+	RandomBlocks bool
+}
+
+// Generate writes the model spec describes as a GGUF file: norms and
+// biases in F32, the rest in the spec's types, metadata as gguf-py writes
+// it for the architecture.
+func Generate(w io.Writer, spec ModelSpec) error {
+	c := spec.Config
+	c.Vocab = len(spec.Vocab.Tokens)
+	if spec.Arch != "llama" && spec.Arch != "qwen2" {
+		return fmt.Errorf("generate: architecture %q, want llama or qwen2", spec.Arch)
+	}
+	c.Rope = unit05.RopeNorm
+	if spec.Arch == "qwen2" {
+		c.Rope = unit05.RopeNeox
+	}
+	tensors, err := genTensors(spec, c)
+	if err != nil {
+		return err
+	}
+	return Write(w, genMetadata(spec, c), tensors)
+}
+
+func genMetadata(spec ModelSpec, c unit05.Config) []KV {
+	a := spec.Arch
+	u32 := func(k string, v int) KV { return KV{Key: k, Type: TypeUint32, Value: uint32(v)} }
+	f32 := func(k string, v float64) KV { return KV{Key: k, Type: TypeFloat32, Value: float32(v)} }
+	str := func(k, v string) KV { return KV{Key: k, Type: TypeString, Value: v} }
+	kvs := []KV{
+		str("general.architecture", a),
+		str("general.name", spec.Name),
+		u32(a+".context_length", c.MaxSeq),
+		u32(a+".embedding_length", c.Dim),
+		u32(a+".block_count", c.Layers),
+		u32(a+".feed_forward_length", c.FFN),
+		u32(a+".attention.head_count", c.Heads),
+		u32(a+".attention.head_count_kv", c.KVHeads),
+		u32(a+".rope.dimension_count", c.HeadDim),
+		f32(a+".rope.freq_base", c.RopeBase),
+		f32(a+".attention.layer_norm_rms_epsilon", float64(c.RMSEps)),
+	}
+	v := spec.Vocab
+	kvs = append(kvs, str("tokenizer.ggml.model", v.Model))
+	if v.Pre != "" {
+		kvs = append(kvs, str("tokenizer.ggml.pre", v.Pre))
+	}
+	kvs = append(kvs, KV{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: v.Tokens})
+	if v.Scores != nil {
+		kvs = append(kvs, KV{Key: "tokenizer.ggml.scores", Type: TypeArray, Elem: TypeFloat32, Value: v.Scores})
+	}
+	if v.Types != nil {
+		kvs = append(kvs, KV{Key: "tokenizer.ggml.token_type", Type: TypeArray, Elem: TypeInt32, Value: v.Types})
+	}
+	if v.Merges != nil {
+		kvs = append(kvs, KV{Key: "tokenizer.ggml.merges", Type: TypeArray, Elem: TypeString, Value: v.Merges})
+	}
+	for _, id := range []struct {
+		key string
+		v   int
+	}{{"tokenizer.ggml.bos_token_id", v.BOS}, {"tokenizer.ggml.eos_token_id", v.EOS}, {"tokenizer.ggml.unknown_token_id", v.UNK}} {
+		if id.v >= 0 {
+			kvs = append(kvs, u32(id.key, id.v))
+		}
+	}
+	kvs = append(kvs,
+		KV{Key: "tokenizer.ggml.add_bos_token", Type: TypeBool, Value: v.AddBOS},
+		KV{Key: "tokenizer.ggml.add_eos_token", Type: TypeBool, Value: v.AddEOS})
+	if v.Model == "llama" {
+		kvs = append(kvs, KV{Key: "tokenizer.ggml.add_space_prefix", Type: TypeBool, Value: v.AddSpacePrefix})
+	}
+	return kvs
+}
+
+func genTensors(spec ModelSpec, c unit05.Config) ([]Tensor, error) {
+	// Random weights, or (RandomBlocks) a model whose matrices are all nil:
+	// matrix fills those with random blocks, vector with ones.
+	w := &unit05.Weights{Layers: make([]unit05.Layer, c.Layers)}
+	if !spec.RandomBlocks {
+		var err error
+		if w, err = unit05.RandomWeights(c, spec.Seed); err != nil {
+			return nil, err
+		}
+	}
+	g := rand.New(rand.NewPCG(spec.Seed, 0x67656e)) // "gen"
+	var out []Tensor
+	var failed error
+	matrix := func(name string, m unit05.Matrix, rows, cols int, dt unit01.DType, scale float32) {
+		rb, err := dt.RowBytes(cols)
+		if err != nil {
+			failed = fmt.Errorf("generate: %s: %w", name, err)
+			return
+		}
+		data := make([]byte, rows*rb)
+		if m == nil {
+			randomBlocks(g, dt, data)
+		} else {
+			row := make([]float32, cols)
+			for i := range rows {
+				m.Row(row, i)
+				for j := range row {
+					row[j] *= scale
+				}
+				if err := unit09.QuantizeRow(dt, data[i*rb:(i+1)*rb], row); err != nil {
+					failed = fmt.Errorf("generate: %s: %w", name, err)
+					return
+				}
+			}
+		}
+		out = append(out, Tensor{Name: name, Dims: []uint64{uint64(cols), uint64(rows)}, Type: dt, Data: data})
+	}
+	vector := func(name string, v []float32, n int) {
+		data := make([]byte, 4*n)
+		for i := range n {
+			x := float32(1)
+			if v != nil {
+				x = v[i]
+			}
+			binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(x))
+		}
+		out = append(out, Tensor{Name: name, Dims: []uint64{uint64(n)}, Type: unit01.F32, Data: data})
+	}
+	bias := func(n int) []float32 { // Qwen2's biases: RandomWeights has none for llama
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(0.1 * g.NormFloat64())
+		}
+		return v
+	}
+
+	scale := spec.LogitScale
+	if scale == 0 {
+		scale = 1
+	}
+	embedScale := float32(1)
+	if c.TiedEmbeddings {
+		embedScale = scale
+	}
+	matrix("token_embd.weight", w.Embed, c.Vocab, c.Dim, spec.Embed, embedScale)
+	for i, l := range w.Layers {
+		p := fmt.Sprintf("blk.%d.", i)
+		vector(p+"attn_norm.weight", l.AttnNorm, c.Dim)
+		matrix(p+"attn_q.weight", l.Wq, c.QDim(), c.Dim, spec.Matrix, 1)
+		matrix(p+"attn_k.weight", l.Wk, c.KVDim(), c.Dim, spec.Matrix, 1)
+		matrix(p+"attn_v.weight", l.Wv, c.KVDim(), c.Dim, spec.Matrix, 1)
+		if spec.Arch == "qwen2" {
+			vector(p+"attn_q.bias", bias(c.QDim()), c.QDim())
+			vector(p+"attn_k.bias", bias(c.KVDim()), c.KVDim())
+			vector(p+"attn_v.bias", bias(c.KVDim()), c.KVDim())
+		}
+		matrix(p+"attn_output.weight", l.Wo, c.Dim, c.QDim(), spec.Matrix, 1)
+		vector(p+"ffn_norm.weight", l.FFNNorm, c.Dim)
+		matrix(p+"ffn_gate.weight", l.Gate, c.FFN, c.Dim, spec.Matrix, 1)
+		matrix(p+"ffn_up.weight", l.Up, c.FFN, c.Dim, spec.Matrix, 1)
+		matrix(p+"ffn_down.weight", l.Down, c.Dim, c.FFN, spec.Matrix, 1)
+	}
+	vector("output_norm.weight", w.OutNorm, c.Dim)
+	if !c.TiedEmbeddings {
+		matrix("output.weight", w.Output, c.Vocab, c.Dim, spec.Output, scale)
+	}
+	return out, failed
+}
+
+// randomBlocks fills data with random blocks of type dt whose scales are
+// small finite numbers, so the model's arithmetic stays finite.
+func randomBlocks(g *rand.Rand, dt unit01.DType, data []byte) {
+	for i := 0; i+8 <= len(data); i += 8 {
+		binary.LittleEndian.PutUint64(data[i:], g.Uint64())
+	}
+	scale := func(at int) {
+		binary.LittleEndian.PutUint16(data[at:], unit01.F32ToF16(float32(0.002+0.01*g.Float64())))
+	}
+	bb := dt.BlockBytes()
+	for o := 0; o+bb <= len(data); o += bb {
+		switch dt {
+		case unit01.F32:
+			binary.LittleEndian.PutUint32(data[o:], math.Float32bits(float32(0.05*g.NormFloat64())))
+		case unit01.F16:
+			binary.LittleEndian.PutUint16(data[o:], unit01.F32ToF16(float32(0.05*g.NormFloat64())))
+		case unit01.BF16:
+			binary.LittleEndian.PutUint16(data[o:], unit01.F32ToBF16(float32(0.05*g.NormFloat64())))
+		case unit01.Q8_0, unit01.Q4_0, unit01.Q5_0:
+			scale(o)
+		case unit01.Q4_1, unit01.Q4_K, unit01.Q5_K:
+			scale(o)
+			scale(o + 2)
+		case unit01.Q6_K:
+			scale(o + 208)
+		}
+	}
+}

@@ -1,0 +1,29 @@
+package unit10
+
+import (
+	"github.com/llmforge/forge/unit05"
+)
+
+// LoadConfig reads a model's hyper-parameters from f's metadata, for
+// general.architecture "llama" (Llama 1–3, TinyLlama, Mistral: RoPE on
+// adjacent pairs) or "qwen2" (RoPE on halves, q/k/v biases). Optional keys
+// take llama.cpp's defaults: head_count_kv = head_count, rope.freq_base =
+// 10000. Vocab is token_embd's row count; TiedEmbeddings is set when the
+// file has no output.weight, QKVBias when it has blk.0.attn_q.bias.
+// MaxSeq is maxSeq, or the file's context_length when maxSeq ≤ 0. A
+// missing key or tensor is an error wrapping unit00.ErrInvalid that names
+// it; another architecture, or a rope.dimension_count other than the head
+// width (partial rotary), wraps unit00.ErrUnsupported.
+func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
+	panic("TODO(10.4): write LoadConfig, see docs/unit10.md")
+}
+
+// LoadWeights binds f's tensors to a model of config c, by their GGUF
+// names. Quantized, F16 and BF16 matrices become unit09.QMatrix views of
+// the file's bytes (nothing copied); F32 matrices are copied into
+// unit05.Dense matrices for the float32 GEMM; norms and biases are copied
+// (they are small). A missing tensor, or one whose dimensions are not the
+// [in, out] (ne[0] first) that c implies, is an error naming it.
+func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
+	panic("TODO(10.4): write LoadWeights, see docs/unit10.md")
+}

@@ -1,0 +1,359 @@
+package unit10
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/llmforge/forge/oracle"
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit03"
+	"github.com/llmforge/forge/unit04"
+	"github.com/llmforge/forge/unit05"
+)
+
+// tinyVocab is a byte-level BPE vocabulary of 300 tokens: the 256 byte
+// tokens and 44 merges of common pairs, enough for a model to be loadable
+// and its tokenizer to work, small enough for fast tests.
+func tinyVocab() *unit04.Vocab {
+	v := &unit04.Vocab{Model: "gpt2", Pre: "gpt-2", BOS: 256, EOS: 256, UNK: -1}
+	for b := range 256 {
+		v.Tokens = append(v.Tokens, unit04.ToByteLevel([]byte{byte(b)}))
+	}
+	v.Tokens = append(v.Tokens, "<|endoftext|>")
+	for _, m := range []string{"t h", "Ġ t", "e r", "i n", "Ġ a", "o n", "r e", "a t", "e n", "o r"} {
+		v.Merges = append(v.Merges, m)
+		v.Tokens = append(v.Tokens, strings.Replace(m, " ", "", 1))
+	}
+	for len(v.Tokens) < 300 {
+		v.Tokens = append(v.Tokens, fmt.Sprintf("<unused%d>", len(v.Tokens)))
+	}
+	v.Types = make([]int32, len(v.Tokens))
+	for i := range v.Types {
+		v.Types[i] = unit04.TypeNormal
+	}
+	v.Types[256] = unit04.TypeControl
+	return v
+}
+
+// tinySpec is a small model of arch with matrices of type dt.
+func tinySpec(arch string, dt unit01.DType, tied bool) ModelSpec {
+	c := unit05.Config{Dim: 256, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 32, FFN: 512, MaxSeq: 64,
+		RopeBase: 500000, RMSEps: 1e-6, TiedEmbeddings: tied}
+	return ModelSpec{Name: "tiny-" + arch, Arch: arch, Config: c, Vocab: tinyVocab(), Matrix: dt, Embed: dt, Output: unit01.Q6_K, Seed: 9}
+}
+
+// writeModel generates spec into a file in t's temporary folder.
+func writeModel(t testing.TB, spec ModelSpec) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Generate(&buf, spec); err != nil {
+		t.Fatalf("Generate(%s): %v", spec.Name, err)
+	}
+	path := filepath.Join(t.TempDir(), spec.Name+".gguf")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func openModel(t testing.TB, spec ModelSpec) *File {
+	t.Helper()
+	f, err := Open(writeModel(t, spec))
+	if err != nil {
+		t.Fatalf("Open of a generated %s model: %v", spec.Arch, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestC10_4_LoadConfig(t *testing.T) {
+	for _, c := range []struct {
+		arch string
+		tied bool
+		rope unit05.RopeStyle
+	}{{"llama", false, unit05.RopeNorm}, {"qwen2", true, unit05.RopeNeox}} {
+		spec := tinySpec(c.arch, unit01.Q8_0, c.tied)
+		f := openModel(t, spec)
+		got, err := LoadConfig(f, 0)
+		if err != nil {
+			t.Fatalf("LoadConfig of a generated %s model: %v", c.arch, err)
+		}
+		want := spec.Config
+		want.Vocab, want.Rope, want.QKVBias = len(spec.Vocab.Tokens), c.rope, c.arch == "qwen2"
+		if got != want {
+			t.Errorf("LoadConfig of a generated %s model:\n got  %+v\n want %+v\n(%s uses RoPE %v; qwen2 has q/k/v biases; tied when there is no output.weight)", c.arch, got, want, c.arch, c.rope)
+		}
+		if got, _ := LoadConfig(f, 16); got.MaxSeq != 16 {
+			t.Errorf("LoadConfig(f, 16): MaxSeq %d, want 16", got.MaxSeq)
+		}
+	}
+	// Metadata a loader must refuse, each edit of the llama model's KVs.
+	spec := tinySpec("llama", unit01.Q8_0, false)
+	base := openModel(t, spec)
+	bad := []struct {
+		name string
+		edit func(kvs []KV) []KV
+		kind error
+		says string
+	}{
+		{"no architecture", dropKey("general.architecture"), unit00.ErrInvalid, "general.architecture"},
+		{"another architecture", setKV("general.architecture", TypeString, "gpt2"), unit00.ErrUnsupported, "gpt2"},
+		{"no embedding_length", dropKey("llama.embedding_length"), unit00.ErrInvalid, "llama.embedding_length"},
+		{"no block_count", dropKey("llama.block_count"), unit00.ErrInvalid, "llama.block_count"},
+		{"no rms epsilon", dropKey("llama.attention.layer_norm_rms_epsilon"), unit00.ErrInvalid, "layer_norm_rms_epsilon"},
+		{"partial rotary", setKV("llama.rope.dimension_count", TypeUint32, uint32(16)), unit00.ErrUnsupported, "rope.dimension_count"},
+		{"head count not dividing by kv heads", setKV("llama.attention.head_count_kv", TypeUint32, uint32(3)), unit00.ErrInvalid, "KVHeads"},
+	}
+	for _, b := range bad {
+		f := reparse(t, base, b.edit(append([]KV(nil), base.KV...)))
+		_, err := LoadConfig(f, 0)
+		if !errors.Is(err, b.kind) || !strings.Contains(fmt.Sprint(err), b.says) {
+			t.Errorf("LoadConfig of a file with %s: error %v, want one wrapping %v that mentions %q", b.name, err, b.kind, b.says)
+		}
+	}
+	// Optional keys take llama.cpp's defaults.
+	f := reparse(t, base, setKV("llama.rope.freq_base", TypeFloat32, nil)(dropKey("llama.attention.head_count_kv")(append([]KV(nil), base.KV...))))
+	if got, err := LoadConfig(f, 0); err != nil || got.KVHeads != got.Heads || got.RopeBase != 10000 {
+		t.Errorf("LoadConfig without head_count_kv and rope.freq_base: %+v, %v; want KVHeads = Heads and RopeBase 10000", got, err)
+	}
+}
+
+// dropKey and setKV edit a KV list; setKV with a nil value drops the key.
+func dropKey(key string) func([]KV) []KV {
+	return func(kvs []KV) []KV {
+		out := kvs[:0]
+		for _, kv := range kvs {
+			if kv.Key != key {
+				out = append(out, kv)
+			}
+		}
+		return out
+	}
+}
+
+func setKV(key string, typ ValueType, v any) func([]KV) []KV {
+	return func(kvs []KV) []KV {
+		kvs = dropKey(key)(kvs)
+		if v == nil {
+			return kvs
+		}
+		return append(kvs, KV{Key: key, Type: typ, Value: v})
+	}
+}
+
+// reparse writes f's tensors with other metadata and parses the result.
+func reparse(t *testing.T, f *File, kvs []KV) *File {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, kvs, Tensors(f)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(buf.Bytes(), "edited.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestC10_4_LoadWeights binds a generated file and checks every matrix
+// against the file's own bytes: its shape, its rows (dequantized by the
+// oracle), and, for the quantized ones, that it reads the file in place.
+func TestC10_4_LoadWeights(t *testing.T) {
+	for _, spec := range []ModelSpec{tinySpec("llama", unit01.Q4_0, false), tinySpec("qwen2", unit01.Q4_K, true), tinySpec("llama", unit01.F32, false)} {
+		f := openModel(t, spec)
+		c, err := LoadConfig(f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := LoadWeights(f, c)
+		if err != nil {
+			t.Fatalf("LoadWeights of a generated %s %v model: %v", spec.Arch, spec.Matrix, err)
+		}
+		check := func(name string, m unit05.Matrix) {
+			info, data, err := f.Tensor(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, in := m.Dims()
+			if uint64(in) != info.Dims[0] || uint64(out) != info.Dims[1] {
+				t.Fatalf("%s: bound as %d×%d, but the file's dims are %v (ne[0] = in, the contiguous one, first)", name, out, in, info.Dims)
+			}
+			want := oracle.DequantRow(int(info.Type), data)
+			row := make([]float32, in)
+			for _, r := range []int{0, out / 2, out - 1} {
+				m.Row(row, r)
+				oracle.AssertBound(t, fmt.Sprintf("%s row %d", name, r), row, want[r*in:(r+1)*in], absBound(want[r*in:(r+1)*in]), nil)
+			}
+			if info.Type.Quantized() || info.Type == unit01.F16 {
+				if !inside(f.Data, data) {
+					t.Fatalf("%s: tensor view not inside the file's bytes", name)
+				}
+			}
+		}
+		check("token_embd.weight", w.Embed)
+		if !c.TiedEmbeddings {
+			check("output.weight", w.Output)
+		} else if w.Output != w.Embed {
+			t.Errorf("a tied model's Output must be its Embed")
+		}
+		for i := range c.Layers {
+			p := fmt.Sprintf("blk.%d.", i)
+			l := w.Layers[i]
+			for _, m := range []struct {
+				n string
+				m unit05.Matrix
+			}{{"attn_q", l.Wq}, {"attn_k", l.Wk}, {"attn_v", l.Wv}, {"attn_output", l.Wo}, {"ffn_gate", l.Gate}, {"ffn_up", l.Up}, {"ffn_down", l.Down}} {
+				check(p+m.n+".weight", m.m)
+			}
+		}
+	}
+	// A missing tensor and a mis-shaped one are errors naming them.
+	spec := tinySpec("llama", unit01.Q8_0, false)
+	f := openModel(t, spec)
+	c, _ := LoadConfig(f, 0)
+	tensors := Tensors(f)
+	var kept []Tensor
+	for _, tn := range tensors {
+		if tn.Name != "blk.1.ffn_up.weight" {
+			kept = append(kept, tn)
+		}
+	}
+	if _, err := LoadWeights(rewrite(t, f, kept), c); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), "blk.1.ffn_up.weight") {
+		t.Errorf("LoadWeights without blk.1.ffn_up.weight: error %v, want one naming the tensor", err)
+	}
+	swapped := append([]Tensor(nil), tensors...)
+	for i, tn := range swapped {
+		if tn.Name == "blk.0.attn_k.weight" { // {256, 64} written as {64, 256}: same bytes, dims reversed
+			tn.Dims = []uint64{tn.Dims[1], tn.Dims[0]}
+			tn.Type, tn.Data = unit01.F32, make([]byte, 4*tn.Dims[0]*tn.Dims[1])
+			swapped[i] = tn
+		}
+	}
+	if _, err := LoadWeights(rewrite(t, f, swapped), c); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), "blk.0.attn_k.weight") {
+		t.Errorf("LoadWeights with attn_k's dims reversed: error %v, want one naming the tensor", err)
+	}
+}
+
+func absBound(want []float64) []float64 {
+	b := make([]float64, len(want))
+	for i, w := range want {
+		b[i] = 4*0x1p-24*abs(w) + 1e-30
+	}
+	return b
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// inside reports whether view lies within data's memory.
+func inside(data, view []byte) bool {
+	if len(view) == 0 || len(data) == 0 {
+		return false
+	}
+	lo, hi := uintptr(unsafe.Pointer(&data[0])), uintptr(unsafe.Pointer(&data[len(data)-1]))
+	p := uintptr(unsafe.Pointer(&view[0]))
+	return p >= lo && p+uintptr(len(view))-1 <= hi
+}
+
+func rewrite(t *testing.T, f *File, tensors []Tensor) *File {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, f.KV, tensors); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(buf.Bytes(), "edited.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestC10_4_LoadVocab reads the two real vocabularies of unit04 through
+// this package's reader and compares with unit04's own.
+func TestC10_4_LoadVocab(t *testing.T) {
+	for _, name := range []string{"ggml-vocab-gpt-2.gguf", "ggml-vocab-phi-3.gguf"} {
+		path := filepath.Join("..", "unit04", "testdata", name)
+		want, err := unit04.LoadVocab(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(path)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", name, err)
+		}
+		got, err := LoadVocab(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("LoadVocab(%s): %v", name, err)
+		}
+		if fmt.Sprintf("%+v", *got) != fmt.Sprintf("%+v", *want) {
+			t.Errorf("LoadVocab(%s) differs from unit04.LoadVocab's reading of the same file", name)
+		}
+		// The vocabulary outlives the file: nothing may point into the mapping.
+		if len(got.Tokens) < 1000 || got.Tokens[999] != want.Tokens[999] {
+			t.Errorf("LoadVocab(%s): token 999 is %q after Close, want %q: copy the strings out of the mapping", name, got.Tokens[999], want.Tokens[999])
+		}
+	}
+}
+
+// TestC10_4_LoadVocabMistyped: an optional tokenizer key stored with the
+// wrong type is an error naming it, as unit04.ReadVocab says, not a key
+// to ignore.
+func TestC10_4_LoadVocabMistyped(t *testing.T) {
+	base := []KV{
+		{Key: "tokenizer.ggml.model", Type: TypeString, Value: "gpt2"},
+		{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: []string{"a", "b", "ab"}},
+	}
+	for _, bad := range []KV{
+		{Key: "tokenizer.ggml.pre", Type: TypeUint32, Value: uint32(1)},
+		{Key: "tokenizer.ggml.merges", Type: TypeString, Value: "a b"},
+		{Key: "tokenizer.ggml.bos_token_id", Type: TypeString, Value: "1"},
+		{Key: "tokenizer.ggml.eos_token_id", Type: TypeInt32, Value: int32(-1)},
+		{Key: "tokenizer.ggml.add_bos_token", Type: TypeUint32, Value: uint32(1)},
+		{Key: "tokenizer.ggml.add_space_prefix", Type: TypeString, Value: "true"},
+	} {
+		var buf bytes.Buffer
+		if err := Write(&buf, append(append([]KV(nil), base...), bad), nil); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(buf.Bytes(), "mistyped.gguf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadVocab(f); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), bad.Key) {
+			t.Errorf("LoadVocab with %s stored as %v: %v; want an error wrapping unit00.ErrInvalid that names the key", bad.Key, bad.Value, err)
+		}
+	}
+}
+
+// TestC10_4_Load loads a generated model end to end and runs it.
+func TestC10_4_Load(t *testing.T) {
+	path := writeModel(t, tinySpec("qwen2", unit01.Q4_0, true))
+	m, err := Load(path, 32, nil)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	defer m.Close()
+	ids := m.Tokenizer.Encode("the rat ate", unit04.EncodeOptions{})
+	if len(ids) == 0 {
+		t.Fatalf("the loaded tokenizer encodes %q as nothing", "the rat ate")
+	}
+	logits := unit03.NewMat(len(ids), m.Model.Config.Vocab)
+	if err := m.Model.Forward(logits, ids); err != nil {
+		t.Fatalf("Forward on the loaded model: %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.gguf"), 32, nil); err == nil {
+		t.Errorf("Load of a missing file returned no error")
+	}
+}
