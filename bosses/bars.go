@@ -151,6 +151,37 @@ var Table = []Boss{
 			{Metric: "decode-tok/s", Cmp: Info, How: "decode steps per second at position 256, one thread, median of 7 rounds"},
 		},
 	},
+	{
+		Unit: 9, Name: "BandwidthBound", Title: "bandwidth-bound",
+		Gates: []Gate{GateRace},
+		Bars: []Bar{
+			{Metric: "q4_0-bw-%", Cmp: AtLeast, Value: 60, How: "single-thread QMatrix.MulT of one activation row by a 16384×8192 Q4_0 matrix (75 MB) against a read-only stream of as many bytes (bosses.Read), back to back in one run (PairedRatio): 100·t_read/t_matvec"},
+			{Metric: "q4_k-bw-%", Cmp: AtLeast, Value: 60, How: "the same with a Q4_K matrix of the same shape"},
+			{Metric: "q4_0-GB/s", Cmp: Info, How: "bytes of Q4_0 weights per second of that product, one timing"},
+			{Metric: "q4_k-GB/s", Cmp: Info, How: "the same for Q4_K"},
+		},
+	},
+	{
+		Unit: 10, Name: "ZeroCopyLoad", Title: "zero-copy load",
+		Gates: []Gate{GateRace},
+		Bars: []Bar{
+			{Metric: "load-%", Cmp: AtMost, Value: 10, How: "Load of a generated TinyLlama-shaped Q4_0 file (1.1B weights, 0.6 GB; 512 positions) against reading the whole file once from the page cache, back to back in one run, each after returning free heap memory to the OS as a fresh process has it (median of 5 pairs): 100·t_load/t_read"},
+			{Metric: "anon-%", Cmp: AtMost, Value: 10, How: "growth of resident anonymous memory (RssAnon: heap and private copies, not the shared page cache) over that Load, as a share of the file's size: the weights stay in the file"},
+			{Metric: "load-ms", Cmp: Info, How: "one Load, milliseconds"},
+			{Metric: "file-GB", Cmp: Info, How: "the file's size"},
+		},
+	},
+	{
+		Unit: 11, Name: "ExactAndCheap", Title: "exact and cheap",
+		Gates: []Gate{GateRace},
+		Bars: []Bar{
+			{Metric: "defaults-%", Cmp: AtMost, Value: 5, How: "Sampler.Sample with llama.cpp's defaults over 128,256 logits (Llama 3's vocabulary; N(0, 2.5²): a flat distribution, the hard case) after 53 tokens of history, against a decode step of a TinyLlama-shaped Q4_0 model on every core, 10 of each back to back (PairedRatio, median of 5): 100·t_sample/t_step"},
+			{Metric: "top-p-%", Cmp: AtMost, Value: 5, How: "the same with top-k off: the 0.95 nucleus of the whole vocabulary, then min-p"},
+			{Metric: "min-p-%", Cmp: AtMost, Value: 5, How: "the same with top-k and top-p off: min-p 0.05 over the whole vocabulary"},
+			{Metric: "allocs/sample", Cmp: AtMost, Value: 0, How: "heap allocations of Sample (top-p over the whole vocabulary) after warm-up (oracle.AllocsPerRun)"},
+			{Metric: "decode-tok/s", Cmp: Info, How: "decode steps per second of that model"},
+		},
+	},
 }
 
 // For returns the boss of a unit.

@@ -1,0 +1,170 @@
+package unit11
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"testing"
+
+	"github.com/llmforge/forge/oracle"
+)
+
+// ranked returns the ids of the finite logits, best first (equal logits:
+// lower id first): the full sort TopK and Nucleus must agree with.
+func ranked(logits []float32) []int {
+	var ids []int
+	for i, v := range logits {
+		if !math.IsInf(float64(v), -1) {
+			ids = append(ids, i)
+		}
+	}
+	sort.SliceStable(ids, func(a, b int) bool { return logits[ids[a]] > logits[ids[b]] })
+	return ids
+}
+
+// sameIDs says how c differs from the ids want (in order), or "".
+func sameIDs(c []Candidate, want []int, logits []float32) string {
+	if len(c) != len(want) {
+		return fmt.Sprintf("%d candidates, want %d", len(c), len(want))
+	}
+	for i, x := range c {
+		if x.ID != want[i] || math.Float32bits(x.Logit) != math.Float32bits(logits[want[i]]) {
+			return fmt.Sprintf("candidate %d is token %d (logit %v), want token %d (logit %v)", i, x.ID, x.Logit, want[i], logits[want[i]])
+		}
+	}
+	return ""
+}
+
+func TestC11_2_TopK(t *testing.T) {
+	for _, n := range []int{1, 7, 300, 32000} {
+		for lname, logits := range logitSets(n) {
+			all := ranked(logits)
+			for _, k := range []int{0, 1, 2, 5, 40, n - 1, n, n + 3} {
+				if k < 0 {
+					continue
+				}
+				dst := make([]Candidate, 3, 64) // stale contents and a small capacity must not matter
+				got := TopK(dst, logits, k)
+				if msg := sameIDs(got, all[:min(k, len(all))], logits); msg != "" {
+					t.Fatalf("TopK(k=%d) of %d %s logits: %s", k, n, lname, msg)
+				}
+			}
+		}
+	}
+}
+
+// softmax32 is the softmax of logits at temperature 1, computed in float64
+// and rounded to float32: the probs Nucleus takes.
+func softmax32(logits []float32) []float32 {
+	top := math.Inf(-1)
+	for _, v := range logits {
+		top = max(top, float64(v))
+	}
+	w, sum := make([]float64, len(logits)), 0.0
+	for i, v := range logits {
+		w[i] = math.Exp(float64(v) - top)
+		sum += w[i]
+	}
+	probs := make([]float32, len(logits))
+	for i := range w {
+		probs[i] = float32(w[i] / sum)
+	}
+	return probs
+}
+
+// nucleusSize returns how many of the ranked ids the nucleus of mass p
+// holds, summing probs in float64, and whether p lies within 1e-5 of a
+// boundary: float32 probabilities summed in another order may land on
+// either side of it.
+func nucleusSize(probs []float32, ids []int, p float64) (int, bool) {
+	cum := 0.0
+	for i, id := range ids {
+		before := cum
+		cum += float64(probs[id])
+		if probs[id] == 0 {
+			return i, true // underflowed tokens: not in any nucleus
+		}
+		if cum >= p {
+			edge := math.Abs(cum-p) < 1e-5 || math.Abs(before-p) < 1e-5
+			return i + 1, edge
+		}
+	}
+	return len(ids), true
+}
+
+// sortedCopy returns c sorted best first, for comparison with a ranking.
+func sortedCopy(c []Candidate) []Candidate {
+	c = append([]Candidate(nil), c...)
+	sort.Slice(c, func(a, b int) bool {
+		return c[a].Logit > c[b].Logit || c[a].Logit == c[b].Logit && c[a].ID < c[b].ID
+	})
+	return c
+}
+
+func TestC11_2_Nucleus(t *testing.T) {
+	for _, n := range []int{1, 7, 300, 32000} {
+		for lname, logits := range logitSets(n) {
+			all, probs := ranked(logits), softmax32(logits)
+			for _, p := range []float64{0, 0.05, 0.3, 0.5, 0.9, 0.95, 0.999, 1} {
+				want, edge := nucleusSize(probs, all, p)
+				if edge {
+					continue // p sits on a boundary: either size is right
+				}
+				got := Nucleus(make([]Candidate, 5, 16), logits, probs, p)
+				for _, x := range got {
+					if x.P != float64(probs[x.ID]) {
+						t.Fatalf("Nucleus(p=%v) of %d %s logits: token %d has P %v, want its probability %v", p, n, lname, x.ID, x.P, probs[x.ID])
+					}
+				}
+				if msg := sameIDs(sortedCopy(got), all[:want], logits); msg != "" {
+					t.Fatalf("Nucleus(p=%v) of %d %s logits: %s (the fewest best tokens whose probabilities sum to at least p: %d)", p, n, lname, msg, want)
+				}
+			}
+		}
+	}
+}
+
+// TestC11_2_Adversarial: logits sorted ascending or descending (a naive
+// pivot's worst case), one giant among equals, and a vocabulary of
+// 128,256 (Llama 3's) where the nucleus holds most tokens.
+func TestC11_2_Adversarial(t *testing.T) {
+	const n = 128256
+	up, down := make([]float32, n), make([]float32, n)
+	for i := range up {
+		up[i] = float32(i) * 1e-4
+		down[i] = -up[i]
+	}
+	giant := make([]float32, n)
+	giant[n/2] = 50
+	flat := oracle.NewRand(116).Normal(n, 0, 0.01)
+	for name, logits := range map[string][]float32{"ascending": up, "descending": down, "giant": giant, "flat": flat} {
+		all, probs := ranked(logits), softmax32(logits)
+		for _, p := range []float64{0.5, 0.95} {
+			want, edge := nucleusSize(probs, all, p)
+			if edge {
+				continue
+			}
+			if msg := sameIDs(sortedCopy(Nucleus(nil, logits, probs, p)), all[:want], logits); msg != "" {
+				t.Fatalf("Nucleus(p=%v) of %d %s logits: %s", p, n, name, msg)
+			}
+		}
+		if msg := sameIDs(TopK(nil, logits, 40), all[:40], logits); msg != "" {
+			t.Fatalf("TopK(40) of %d %s logits: %s", n, name, msg)
+		}
+	}
+}
+
+func TestC11_2_NoAllocs(t *testing.T) {
+	if oracle.RaceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	logits := oracle.NewRand(117).Normal(32000, 0, 3)
+	dst := make([]Candidate, 0, len(logits))
+	if a := oracle.AllocsPerRun(10, func() { TopK(dst, logits, 40) }); a != 0 {
+		t.Errorf("TopK with a dst of capacity k allocates %v times per call; work in dst's storage", a)
+	}
+	probs := softmax32(logits)
+	if a := oracle.AllocsPerRun(10, func() { Nucleus(dst, logits, probs, 0.95) }); a != 0 {
+		t.Errorf("Nucleus with a dst of capacity len(logits) allocates %v times per call; work in dst's storage", a)
+	}
+}

@@ -1,0 +1,212 @@
+package unit11
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/llmforge/forge/unit04"
+)
+
+// pushAll pushes the bytes of text, one token per byte (or per chunk of
+// the sizes given, cycled), and returns the pieces, whether it stopped,
+// and the flushed tail.
+func pushAll(ts *TextStream, ids [256]int, text string) (pieces []string, stopped bool) {
+	for i := 0; i < len(text) && !stopped; i++ {
+		var piece string
+		piece, stopped = ts.Push(ids[text[i]])
+		pieces = append(pieces, piece)
+	}
+	if !stopped {
+		pieces = append(pieces, ts.Flush())
+	}
+	return pieces, stopped
+}
+
+// TestC11_4_WholeCharacters: text made of byte tokens, where every
+// multi-byte character spans tokens, comes out in valid UTF-8 pieces.
+func TestC11_4_WholeCharacters(t *testing.T) {
+	tok := gpt2(t)
+	ids := byteTokens(t, tok)
+	for _, text := range []string{"héllo wörld", "日本語のテキスト", "emoji 🙂🚀 end", "a€b", "ok"} {
+		pieces, stopped := pushAll(NewTextStream(tok, nil, nil), ids, text)
+		if stopped {
+			t.Fatalf("%q: the stream stopped with no stop strings", text)
+		}
+		for i, p := range pieces {
+			if !utf8.ValidString(p) {
+				t.Fatalf("%q: piece %d is %q, not valid UTF-8: hold back a character's first bytes until its last arrives", text, i, p)
+			}
+		}
+		if got := strings.Join(pieces, ""); got != text {
+			t.Fatalf("%q: the pieces join to %q", text, got)
+		}
+	}
+}
+
+// TestC11_4_StopStrings: the text before the first stop string comes out,
+// the stop string and what follows do not, and nothing that may begin a
+// stop string is shown before it is known not to.
+func TestC11_4_StopStrings(t *testing.T) {
+	tok := gpt2(t)
+	ids := byteTokens(t, tok)
+	cases := []struct {
+		text    string
+		stops   []string
+		want    string // all the text shown
+		stopped bool
+	}{
+		{"hello world", []string{"wor"}, "hello ", true},
+		{"hello world", []string{"xyz"}, "hello world", false},
+		{"hello world", []string{"world!"}, "hello world", false}, // a prefix that never completes is flushed
+		{"hello world", []string{"lo w", "ell"}, "h", true},       // the earliest wins
+		{"stop at once", []string{"stop"}, "", true},
+		{"aaab", []string{"aab"}, "a", true}, // the match starts inside held-back text
+		{"café crème", []string{"é c"}, "caf", true},
+		{"日本語です", []string{"語で"}, "日本", true},
+		{"line\n\nnext", []string{"\n\n"}, "line", true},
+		{"x", []string{""}, "x", false}, // an empty stop string is ignored
+	}
+	for _, tc := range cases {
+		ts := NewTextStream(tok, nil, tc.stops)
+		var shown strings.Builder
+		stopped := false
+		for i := 0; i < len(tc.text) && !stopped; i++ {
+			var piece string
+			piece, stopped = ts.Push(ids[tc.text[i]])
+			shown.WriteString(piece)
+			for _, s := range tc.stops {
+				if s != "" && !stopped && strings.Contains(tc.text[:i+1], s) {
+					t.Fatalf("%q with stops %q: %q pushed and the stream has not stopped", tc.text, tc.stops, tc.text[:i+1])
+				}
+			}
+			if !strings.HasPrefix(tc.want, shown.String()) {
+				t.Fatalf("%q with stops %q: after %q pushed, %q is shown; want only a beginning of %q (text that may begin a stop string waits)", tc.text, tc.stops, tc.text[:i+1], shown.String(), tc.want)
+			}
+		}
+		if !stopped {
+			shown.WriteString(ts.Flush())
+		} else if more := ts.Flush(); more != "" {
+			t.Fatalf("%q with stops %q: Flush after the stop returned %q; want nothing", tc.text, tc.stops, more)
+		}
+		if shown.String() != tc.want || stopped != tc.stopped {
+			t.Fatalf("%q with stops %q: shown %q, stopped %v; want %q, %v", tc.text, tc.stops, shown.String(), stopped, tc.want, tc.stopped)
+		}
+	}
+}
+
+// continuation is the text generated tokens add after the prompt's.
+func continuation(tok *unit04.Tokenizer, prompt, gen []int) string {
+	return strings.TrimPrefix(tok.Decode(append(append([]int(nil), prompt...), gen...)), tok.Decode(prompt))
+}
+
+// TestC11_4_AfterThePrompt: the stream continues the prompt's text. With
+// a SentencePiece vocabulary a word's token carries its leading space
+// (▁time), which a text's very first token drops but a continuation keeps:
+// "Once upon a" + "▁time" reads "Once upon a time", not "Once upon atime".
+func TestC11_4_AfterThePrompt(t *testing.T) {
+	v, err := unit04.LoadVocab(filepath.Join("..", "unit04", "testdata", "ggml-vocab-phi-3.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := unit04.New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := tok.Encode("Once upon a time there was a café", unit04.EncodeOptions{AddSpecial: true})
+	for cut := 2; cut < len(full); cut++ {
+		prompt, gen := full[:cut], full[cut:]
+		want := continuation(tok, prompt, gen)
+		ts := NewTextStream(tok, prompt, nil)
+		var got strings.Builder
+		for _, id := range gen {
+			piece, _ := ts.Push(id)
+			got.WriteString(piece)
+		}
+		got.WriteString(ts.Flush())
+		if got.String() != want {
+			t.Fatalf("after the prompt %q the tokens %v stream as %q, want %q: prime the decoder with the prompt, so the continuation keeps its leading space", tok.Decode(prompt), gen, got.String(), want)
+		}
+	}
+}
+
+func TestC11_4_Run(t *testing.T) {
+	tok := gpt2(t)
+	c := tinyConfig(tok.VocabSize(), 96)
+	prompt := tok.Encode("Once upon a time", unit04.EncodeOptions{})
+	p := DefaultParams()
+	p.Seed = 7
+	var pieces []string
+	res, err := Run(context.Background(), newSession(t, c, 6), newSampler(t, c.Vocab, p), tok, prompt, nil, Options{MaxTokens: 40},
+		func(s string) error { pieces = append(pieces, s); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range pieces {
+		if s == "" || !utf8.ValidString(s) {
+			t.Fatalf("emitted piece %d is %q: pieces are non-empty, whole characters", i, s)
+		}
+	}
+	if want := continuation(tok, prompt, res.Tokens); res.Text != strings.Join(pieces, "") || res.Text != want || len(res.Tokens) != 40 || res.Stop != StopLength {
+		t.Fatalf("Run: Text %q, %d tokens, stop %v; the pieces join to %q and the tokens continue the prompt's text with %q; want all three equal, 40 tokens, StopLength",
+			res.Text, len(res.Tokens), res.Stop, strings.Join(pieces, ""), want)
+	}
+	// Run again with a stop string taken from the middle of that text: the
+	// same draws (same seed) up to it, then a stop.
+	text := res.Text
+	if len(text) < 12 {
+		t.Fatalf("the test model produced only %q", text)
+	}
+	start := len(text) / 2
+	for !utf8.RuneStart(text[start]) {
+		start++
+	}
+	end := start + 1
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	stop := text[start : end+min(3, len(text)-end)]
+	stop = strings.ToValidUTF8(stop, "")
+	want := text[:strings.Index(text, stop)]
+	res2, err := Run(context.Background(), newSession(t, c, 6), newSampler(t, c.Vocab, p), tok, prompt, []string{stop}, Options{MaxTokens: 40},
+		func(string) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Text != want || res2.Stop != StopString {
+		t.Fatalf("Run with stop string %q: Text %q, stop %v; want %q, StopString", stop, res2.Text, res2.Stop, want)
+	}
+}
+
+func TestC11_4_RunErrors(t *testing.T) {
+	tok := gpt2(t)
+	c := tinyConfig(tok.VocabSize(), 96)
+	prompt := tok.Encode("Once upon a time", unit04.EncodeOptions{})
+	boom := errors.New("the client went away")
+	n := 0
+	res, err := Run(context.Background(), newSession(t, c, 6), newSampler(t, c.Vocab, DefaultParams()), tok, prompt, nil, Options{MaxTokens: 40},
+		func(string) error {
+			if n++; n == 2 {
+				return boom
+			}
+			return nil
+		})
+	if !errors.Is(err, boom) || len(res.Tokens) >= 40 {
+		t.Fatalf("Run whose emit fails on the second piece: %v after %d tokens; want that error, and generation stopped", err, len(res.Tokens))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	res, err = Run(ctx, newSession(t, c, 6), newSampler(t, c.Vocab, DefaultParams()), tok, prompt, nil, Options{MaxTokens: 40},
+		func(string) error {
+			calls++
+			cancel()
+			return nil
+		})
+	if !errors.Is(err, context.Canceled) || res.Stop != StopCanceled || calls != 1 {
+		t.Fatalf("Run canceled from the first emit: %v, stop %v, %d emits; want context.Canceled, StopCanceled, and no second emit", err, res.Stop, calls)
+	}
+}
