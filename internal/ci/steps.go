@@ -38,6 +38,7 @@ func Steps() []Step {
 		{"staticcheck: reference overlay", stepStaticcheckRef},
 		{"tests: reference solutions, with -race (plain, forgedebug and purego builds), and on AVX2", stepTestRef},
 		{"tests: oracle, bosses and tooling (the grader's self-test included)", stepTestTooling},
+		{"tests: the engine (cmd/llm) on the reference", stepTestEngine},
 		{"red gate: every challenge fails on the stubs because of its TODO", stepRedGate},
 		{"mutants: every mutant is caught", stepMutants},
 		{"bosses: reference figures meet their bars (quick)", stepBosses},
@@ -103,7 +104,7 @@ func stepVetRef(ctx context.Context, e *Env) error {
 	if err := e.Go(ctx, nil, args...); err != nil {
 		return err
 	}
-	args = append([]string{"vet", "-tags", "forgedebug", "-overlay", e.RefOverlay}, e.UnitPkgs()...)
+	args = append([]string{"vet", "-tags", "forgedebug", "-overlay", e.RefOverlay, "./cmd/llm"}, e.UnitPkgs()...)
 	return e.Go(ctx, nil, args...)
 }
 
@@ -164,7 +165,13 @@ func stepTestRef(ctx context.Context, e *Env) error {
 }
 
 func stepTestTooling(ctx context.Context, e *Env) error {
-	return e.Go(ctx, nil, "test", "-count=1", "./oracle/...", "./bosses/...", "./internal/...", "./cmd/...", "./ci/tokcorpus")
+	return e.Go(ctx, nil, "test", "-count=1", "./oracle/...", "./bosses/...", "./internal/...", "./cmd/forge/...", "./ci/tokcorpus")
+}
+
+// stepTestEngine runs the engine's tests (cmd/llm, end to end on generated
+// models) on the reference: against the stubs it could only panic.
+func stepTestEngine(ctx context.Context, e *Env) error {
+	return e.Go(ctx, nil, "test", "-short", "-count=1", "-overlay", e.RefOverlay, "./cmd/llm")
 }
 
 // stepRedGate grades the stubs with every dependency from the reference:
