@@ -98,8 +98,13 @@ func quantQ4_0(b []byte, x []float32) {
 	id := inverse(d)
 	putHalf(b, d)
 	for j := range 16 {
-		lo := min(15, int(x[j]*id+8.5))
-		hi := min(15, int(x[j+16]*id+8.5))
+		// float32(x·id) rounds the product before the add: Go may fuse
+		// a*b + c into one multiply-add (it does on arm64), which rounds
+		// once and can move a quant across a boundary. The conversion
+		// forbids that (the spec says so), so every platform writes the
+		// same bytes. The quantizers below do the same.
+		lo := min(15, int(float32(x[j]*id)+8.5))
+		hi := min(15, int(float32(x[j+16]*id)+8.5))
 		b[2+j] = byte(lo) | byte(hi)<<4
 	}
 }
@@ -115,8 +120,8 @@ func quantQ4_1(b []byte, x []float32) {
 	putHalf(b, d)
 	putHalf(b[2:], lo)
 	for j := range 16 {
-		q0 := min(15, int((x[j]-lo)*id+0.5))
-		q1 := min(15, int((x[j+16]-lo)*id+0.5))
+		q0 := min(15, int(float32((x[j]-lo)*id)+0.5))
+		q1 := min(15, int(float32((x[j+16]-lo)*id)+0.5))
 		b[4+j] = byte(q0) | byte(q1)<<4
 	}
 }
@@ -129,8 +134,8 @@ func quantQ5_0(b []byte, x []float32) {
 	putHalf(b, d)
 	var qh uint32
 	for j := range 16 {
-		q0 := min(31, int(x[j]*id+16.5))
-		q1 := min(31, int(x[j+16]*id+16.5))
+		q0 := min(31, int(float32(x[j]*id)+16.5))
+		q1 := min(31, int(float32(x[j+16]*id)+16.5))
 		b[6+j] = byte(q0&0xF) | byte(q1&0xF)<<4
 		qh |= uint32(q0>>4)<<j | uint32(q1>>4)<<(j+16)
 	}
@@ -209,7 +214,7 @@ func quantK(b []byte, x []float32, levels int) {
 	for c := range 4 {
 		for half := range 2 {
 			s := 2*c + half
-			ds, ms := d*float32(sc[s]), dmin*float32(m[s])
+			ds, ms := float32(d*float32(sc[s])), float32(dmin*float32(m[s]))
 			ids := inverse(ds)
 			for l := range 32 {
 				q := max(0, min(levels, nearest((x[32*s+l]+ms)*ids)))
