@@ -29,7 +29,7 @@ UNITS        := 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15
 UNIT_TARGETS := $(addprefix unit,$(UNITS))
 BOSS_TARGETS := $(addprefix boss,$(UNITS))
 
-.PHONY: help grade bosses hint test engine fmt lint tools qemu clean forge bench-openblas $(UNIT_TARGETS) $(BOSS_TARGETS)
+.PHONY: help grade bosses hint test engine demo fmt lint tools qemu clean forge bench-openblas $(UNIT_TARGETS) $(BOSS_TARGETS)
 
 help:
 	@echo 'Learner:'
@@ -44,6 +44,7 @@ help:
 	@echo '  make bosses IMPL=ref       every boss figure against its bar'
 	@echo 'Project:'
 	@echo '  make test                  everything CI checks; closes with "make test: N passed, M failed"'
+	@echo '  make demo                  build the engine and run it on a tiny synthetic model'
 	@echo '  make engine                build bin/llm (from IMPL, default ref)'
 	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
 	@echo '  make fmt | make lint | make tools'
@@ -74,6 +75,19 @@ engine: forge
 	@mkdir -p bin
 	$(GO) build -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" -o bin/llm ./cmd/llm
 	@echo "built bin/llm from impl $(ENGINE_IMPL)"
+
+# The engine's first run, offline: a tiny model of random weights (so its
+# text is word salad), a streamed generation with its speed, and a short
+# llama-bench style measurement. README.md's "Run a real model" goes on.
+demo: engine
+	@bin/llm gen --shape tiny --type q8_0 --vocab gpt2 --seed 1 -o bin/demo.gguf
+	@echo
+	@bin/llm run -m bin/demo.gguf -p 'Once upon a time' -n 48 --seed 1
+	@echo
+	@bin/llm bench -m bin/demo.gguf -p 128 -n 32 -r 3
+	@echo
+	@echo 'Random weights write word salad. For real text, see "Run a real model" in README.md;'
+	@echo 'bin/llm help lists the commands, docs/engine.md is the guide.'
 
 # The reference GEMM against OpenBLAS's sgemm on this machine (needs cgo and
 # Debian's libopenblas-dev, which it installs when it can). Not part of make

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit03"
+	"github.com/llmforge/forge/unit07"
+)
+
+var benchCommand = &command{
+	name:     "bench",
+	synopsis: "-m MODEL.gguf [-p 512] [-n 128] [-t 1,2] [-r 3] [--json]",
+	summary:  "prompt processing and generation speed, llama-bench style",
+	setup:    setupBench,
+	help: `
+Two tests, as llama-bench names them: ppN processes a prompt of N tokens
+in one prefill into an empty cache; tgN generates N tokens, one decode
+step each, after an untimed prompt of 8 tokens. The tokens are fixed (BOS,
+then pseudo-random ids; no sampling), the same on every run. Each test
+runs once to warm up (as llama-bench: the whole prompt, or one step), then
+-r times, for every thread count of -t; t/s is the mean tokens per second
+± the sample standard deviation over the repetitions. -p, -n and -t take
+comma lists and repeat; -p 0 or -n 0 skips that test.
+
+With --json, one JSON object per line and test:
+  {"model": "m.gguf", "threads": 2, "test": "pp512", "n_tokens": 512,
+   "tps": 123.4, "tps_stddev": 1.2}
+
+Example:
+  llm gen --shape tinyllama-1.1b --type q4_0 -o /tmp/tl.gguf
+  llm bench -m /tmp/tl.gguf -p 64 -n 32 -t 1,2`,
+}
+
+type benchOptions struct {
+	model   string
+	pp, tg  []int
+	threads []int
+	reps    int
+	json    bool
+}
+
+func setupBench(fs *flagSet) func(*env) error {
+	o := &benchOptions{pp: []int{512}, tg: []int{128}, threads: []int{runtime.NumCPU()}, reps: 3}
+	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
+	fs.ints(&o.pp, "p,n-prompt", "N", "prompt tokens to process, a comma list (default 512)", atLeast(0))
+	fs.ints(&o.tg, "n,n-gen", "N", "tokens to generate, a comma list (default 128)", atLeast(0))
+	fs.ints(&o.threads, "t,threads", "N", fmt.Sprintf("thread counts, a comma list (default %d, the CPUs)", runtime.NumCPU()), atLeast(1))
+	fs.integer(&o.reps, "r,repetitions", "N", "repetitions of each test (default 3)", atLeast(1))
+	fs.boolean(&o.json, "json", "print one JSON object per line and test")
+	return func(e *env) error { return doBench(e, o) }
+}
+
+// benchTest is one test: ppN or tgN.
+type benchTest struct {
+	name   string
+	prompt bool // a prefill, else decode steps
+	n      int
+}
+
+type benchJSON struct {
+	Model     string  `json:"model"`
+	Threads   int     `json:"threads"`
+	Test      string  `json:"test"`
+	NTokens   int     `json:"n_tokens"`
+	TPS       float64 `json:"tps"`
+	TPSStddev float64 `json:"tps_stddev"`
+}
+
+func doBench(e *env, o *benchOptions) error {
+	if len(e.args) > 0 {
+		return usagef("unexpected argument %q", e.args[0])
+	}
+	var tests []benchTest
+	longest := 1
+	for _, n := range o.pp {
+		if n > 0 {
+			tests = append(tests, benchTest{fmt.Sprintf("pp%d", n), true, n})
+			longest = max(longest, n)
+		}
+	}
+	for _, n := range o.tg {
+		if n > 0 {
+			tests = append(tests, benchTest{fmt.Sprintf("tg%d", n), false, n})
+			longest = max(longest, n)
+		}
+	}
+	if len(tests) == 0 {
+		return usagef("nothing to measure: -p and -n are both 0")
+	}
+	if o.model == "" {
+		return usagef("no model: give -m MODEL.gguf")
+	}
+	// The context holds the longest test: a prompt, or the short prompt
+	// of a tg test and its steps.
+	m, err := loadModel(e, o.model, longest+tgPrompt, o.threads[0])
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	ctx, stop := withSignal(e.ctx)
+	defer stop()
+
+	b := &bencher{s: unit07.NewSession(m.net), ctx: ctx, tokens: benchTokens(m, longest+tgPrompt)}
+	label, size, params := modelLabel(m)
+	header := !o.json
+	row := func(threads int, t benchTest, mean, sd float64) error {
+		if o.json {
+			b, err := json.Marshal(benchJSON{Model: o.model, Threads: threads, Test: t.name, NTokens: t.n, TPS: mean, TPSStddev: sd})
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+			return err
+		}
+		if header {
+			fmt.Fprintf(e.stdout, "| %-24s | %10s | %8s | %7s | %6s | %18s |\n", "model", "size", "params", "threads", "test", "t/s")
+			fmt.Fprintf(e.stdout, "| %s | %s: | %s: | %s: | %s: | %s: |\n", strings.Repeat("-", 24), strings.Repeat("-", 9),
+				strings.Repeat("-", 7), strings.Repeat("-", 6), strings.Repeat("-", 5), strings.Repeat("-", 17))
+			header = false
+		}
+		_, err := fmt.Fprintf(e.stdout, "| %-24s | %10s | %8s | %7d | %6s | %18s |\n", label, size, params, threads, t.name,
+			fmt.Sprintf("%.2f ± %.2f", mean, sd))
+		return err
+	}
+	defer func() { m.net.Pool = m.pool }()
+	for _, threads := range o.threads {
+		pool := m.pool
+		if threads != pool.Threads() {
+			pool = unit03.NewPool(threads)
+		}
+		m.net.Pool = pool
+		err := func() error {
+			if pool != m.pool {
+				defer pool.Close()
+			}
+			for _, t := range tests {
+				// The warm-up, as llama-bench's: the whole prompt of a pp
+				// test, one step of a tg test. It pulls the memory-mapped
+				// weights into memory and grows the scratch buffers.
+				e.progress.show("%s, %d threads: warm-up", t.name, threads)
+				warm := t
+				if !t.prompt {
+					warm.n = 1
+				}
+				if _, err := b.run(warm); err != nil {
+					return err
+				}
+				tps := make([]float64, 0, o.reps)
+				for r := range o.reps {
+					e.progress.show("%s, %d threads: repetition %d of %d", t.name, threads, r+1, o.reps)
+					d, err := b.run(t)
+					if err != nil {
+						return err
+					}
+					tps = append(tps, float64(t.n)/d.Seconds())
+				}
+				e.progress.clear()
+				mean, sd := meanStddev(tps)
+				if err := row(threads, t, mean, sd); err != nil {
+					return err
+				}
+			}
+			return nil
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tgPrompt is the prompt a tg test decodes after, untimed: a step at
+// position 0, with nothing to attend to, is not a typical one (and
+// ci/llamabench runs llama.cpp the same way).
+const tgPrompt = 8
+
+// benchTokens are the tokens the tests feed: BOS (if the vocabulary has
+// one), then fixed pseudo-random ids. What they are does not change the
+// work.
+func benchTokens(m *model, n int) []int {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tokens := make([]int, n)
+	for i := range tokens {
+		tokens[i] = rng.IntN(m.net.Config.Vocab)
+	}
+	if bos := m.tok.BOS(); bos >= 0 && bos < m.net.Config.Vocab {
+		tokens[0] = bos
+	}
+	return tokens
+}
+
+// bencher runs the tests on one session.
+type bencher struct {
+	s      *unit07.Session
+	ctx    context.Context
+	tokens []int
+}
+
+// run runs a test once from an empty cache and returns its time: a
+// prefill of t.n tokens, or t.n decode steps after tgPrompt untimed ones.
+func (b *bencher) run(t benchTest) (time.Duration, error) {
+	if b.ctx.Err() != nil {
+		return 0, interrupted
+	}
+	runtime.GC()
+	b.s.Reset()
+	if t.prompt {
+		start := time.Now()
+		_, err := b.s.Prefill(b.tokens[:t.n])
+		return time.Since(start), err
+	}
+	if _, err := b.s.Prefill(b.tokens[:tgPrompt]); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for i := range t.n {
+		if i%16 == 15 && b.ctx.Err() != nil {
+			return 0, interrupted
+		}
+		if _, err := b.s.Step(b.tokens[tgPrompt+i]); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+// meanStddev returns the mean and the sample standard deviation (0 for
+// one sample), as llama-bench reports them.
+func meanStddev(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	for _, v := range x {
+		sd += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(x)-1))
+}
+
+// modelLabel describes a model as llama-bench's first columns do: "llama
+// 1.1B Q4_0", its tensors' size and its parameter count.
+func modelLabel(m *model) (label, size, params string) {
+	var n, bytes int64
+	count := map[unit01.DType]int64{}
+	for _, t := range m.file.Tensors {
+		k := int64(1)
+		for _, d := range t.Dims {
+			k *= int64(d)
+		}
+		n += k
+		if b, err := t.Bytes(); err == nil {
+			bytes += int64(b)
+		}
+		if len(t.Dims) >= 2 {
+			count[t.Type] += k
+		}
+	}
+	arch, _ := m.file.String("general.architecture")
+	sizeLabel, err := m.file.String("general.size_label")
+	if err != nil {
+		sizeLabel = strings.ReplaceAll(formatCount(n), " ", "")
+		sizeLabel = strings.Replace(sizeLabel, ".00", "", 1)
+	}
+	ftype := ""
+	if id, err := m.file.Uint("general.file_type"); err == nil {
+		ftype = ftypeNames[id]
+	}
+	if ftype == "" {
+		var best unit01.DType
+		for t, k := range count {
+			if k > count[best] {
+				best = t
+			}
+		}
+		ftype = best.String()
+	}
+	return fmt.Sprintf("%s %s %s", arch, sizeLabel, ftype), formatBytes(bytes), formatCount(n)
+}

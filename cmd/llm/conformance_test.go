@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit10"
+)
+
+// TestConformanceGreedy runs unit10's conformance models through llm run
+// --temp 0 --json and compares the tokens with those llama.cpp chose
+// (unit10/testdata/llamacpp-models.json): the prompt's token ids exactly,
+// and the greedy tokens one by one until the two sequences part, which
+// they may only at a step where llama.cpp's top two logits were so close
+// that either choice is right (unit10's TestC10_5_LlamaCpp's near-tie rule
+// and tolerances), and only to llama.cpp's runner-up. This is the proof
+// that llm run --temp 0 is llama.cpp's greedy decoding.
+func TestConformanceGreedy(t *testing.T) {
+	tinyModel(t) // skips on unwritten units
+	var rec struct {
+		Prompt string
+		Models []struct {
+			File      string
+			SHA256    string         `json:"sha256"`
+			PromptIDs []int          `json:"prompt_ids"`
+			Greedy    []int          `json:"greedy"`
+			Top10     [][][2]float64 `json:"top10"`
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "unit10", "testdata", "llamacpp-models.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Prompt != unit10.ConformancePrompt {
+		t.Fatalf("llamacpp-models.json was recorded for prompt %q, not unit10.ConformancePrompt %q", rec.Prompt, unit10.ConformancePrompt)
+	}
+	specs, err := unit10.ConformanceSpecs(filepath.Join("..", "..", "unit04", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, spec := range specs {
+		t.Run(spec.Name, func(t *testing.T) {
+			i := -1
+			for j, m := range rec.Models {
+				if m.File == spec.Name+".gguf" {
+					i = j
+				}
+			}
+			if i < 0 {
+				t.Fatalf("llamacpp-models.json has no record of %s.gguf", spec.Name)
+			}
+			r := rec.Models[i]
+			var buf bytes.Buffer
+			if err := unit10.Generate(&buf, spec); err != nil {
+				t.Fatal(err)
+			}
+			if sum := sha256.Sum256(buf.Bytes()); hex.EncodeToString(sum[:]) != r.SHA256 {
+				t.Fatalf("the generated %s is not the file llama.cpp ran (SHA-256 %x, recorded %s)", r.File, sum, r.SHA256)
+			}
+			path := filepath.Join(dir, r.File)
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := ok(t, "run", "-m", path, "--temp", "0", "--json", "-n", fmt.Sprint(unit10.ConformanceSteps), "-p", unit10.ConformancePrompt)
+			got := decodeJSON[runJSON](t, out)
+			if fmt.Sprint(got.PromptTokens) != fmt.Sprint(r.PromptIDs) {
+				t.Fatalf("prompt tokens %v, llama.cpp's %v", got.PromptTokens, r.PromptIDs)
+			}
+			// unit10's tolerances: float activations for F32 and F16
+			// weights, quantized ones otherwise.
+			atol, rtol := 2e-2, 1.5e-2
+			if spec.Matrix != unit01.F32 && spec.Matrix != unit01.F16 {
+				rtol = 4e-2
+			}
+			// Identical until the sequences part, and they may part only at
+			// a near-tie of llama.cpp's, to its runner-up: from there on
+			// each follows its own choice.
+			same := 0
+			for same < len(r.Greedy) && same < len(got.Tokens) && got.Tokens[same] == r.Greedy[same] {
+				same++
+			}
+			if same < len(r.Greedy) {
+				top := r.Top10[same]
+				tie := top[0][1]-top[1][1] <= 2*(atol+rtol*math.Abs(top[0][1]))
+				if same >= len(got.Tokens) || !tie || got.Tokens[same] != int(top[1][0]) {
+					t.Fatalf("step %d: llm run --temp 0 chose %v, llama.cpp %d (logit %v, runner-up %v with %v): not a near-tie\n llm:       %v\n llama.cpp: %v",
+						same, got.Tokens[min(same, len(got.Tokens)-1)], r.Greedy[same], top[0][1], top[1][0], top[1][1], got.Tokens, r.Greedy)
+				}
+			}
+			t.Logf("%s: the first %d of %d greedy tokens are llama.cpp's", spec.Name, same, len(r.Greedy))
+		})
+	}
+}

@@ -1,0 +1,430 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/llmforge/forge/unit04"
+	"github.com/llmforge/forge/unit07"
+	"github.com/llmforge/forge/unit10"
+)
+
+// These tests run models, so they need the units written: CI runs them on
+// the reference,
+//
+//	go test -overlay "$(go run ./cmd/forge overlay --impl ref)" ./cmd/llm
+//
+// and on unwritten units they skip (the usage tests still run).
+
+var fixture struct {
+	once sync.Once
+	dir  string
+	tiny string // a tiny q8_0 model with the GPT-2 vocabulary
+	skip string // why the engine cannot run, if it cannot
+	err  string
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "llm-test-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fixture.dir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// tinyModel returns the path of the shared tiny model, written by llm gen
+// on first use; it skips the test when the units are stubs.
+func tinyModel(t *testing.T) string {
+	t.Helper()
+	fixture.once.Do(func() {
+		path := filepath.Join(fixture.dir, "tiny.gguf")
+		r := llm("gen", "--shape", "tiny", "--type", "q8_0", "--vocab", "gpt2", "--seed", "1", "-o", path)
+		switch {
+		case strings.Contains(r.stderr, "not written yet"):
+			fixture.skip = "the units are not written yet (" + strings.TrimSpace(r.stderr) + "): run these tests on the reference, go test -overlay \"$(go run ./cmd/forge overlay --impl ref)\" ./cmd/llm"
+		case r.status != 0 || r.stdout != "":
+			fixture.err = fmt.Sprintf("llm gen: status %d, stdout %q, stderr %q", r.status, r.stdout, r.stderr)
+		default:
+			fixture.tiny = path
+		}
+	})
+	if fixture.skip != "" {
+		t.Skip(fixture.skip)
+	}
+	if fixture.err != "" {
+		t.Fatal(fixture.err)
+	}
+	return fixture.tiny
+}
+
+// ok runs a command line that must succeed and returns its stdout.
+func ok(t *testing.T, args ...string) string {
+	t.Helper()
+	r := llm(args...)
+	if r.status != 0 {
+		t.Fatalf("llm %q: exit status %d, stderr %q", args, r.status, r.stderr)
+	}
+	return r.stdout
+}
+
+// asJSON returns s as it comes back from JSON: invalid UTF-8 (a random
+// model can stream a character's first byte and never finish it) replaced
+// by U+FFFD.
+func asJSON(t *testing.T, s string) string {
+	b, _ := json.Marshal(s)
+	return decodeJSON[string](t, string(b))
+}
+
+func decodeJSON[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%v in %q", err, s)
+	}
+	return v
+}
+
+// TestGreedyIsUnit10Greedy: llm run --temp 0 gives exactly the tokens of
+// unit10.Greedy on the same model and prompt.
+func TestGreedyIsUnit10Greedy(t *testing.T) {
+	path := tinyModel(t)
+	const prompt, n = "The quick brown fox", 24
+	out := ok(t, "run", "-m", path, "-p", prompt, "--temp", "0", "--json", "-n", fmt.Sprint(n), "--ignore-eos", "-t", "2")
+	got := decodeJSON[runJSON](t, out)
+
+	m, err := unit10.Load(path, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ids := m.Tokenizer.Encode(prompt, unit04.EncodeOptions{AddSpecial: true, ParseSpecial: true})
+	want, err := unit10.Greedy(unit07.NewSession(m.Model), ids, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.PromptTokens) != fmt.Sprint(ids) {
+		t.Errorf("prompt_tokens %v, the tokenizer's %v", got.PromptTokens, ids)
+	}
+	if fmt.Sprint(got.Tokens) != fmt.Sprint(want) {
+		t.Errorf("llm run --temp 0 tokens\n %v\nunit10.Greedy\n %v", got.Tokens, want)
+	}
+	if got.Stop != "length" || got.Text != m.Tokenizer.Decode(want) {
+		t.Errorf("stop %q, text %q; want length, %q", got.Stop, got.Text, m.Tokenizer.Decode(want))
+	}
+	if got.Timings.PromptTPS <= 0 || got.Timings.GenTPS <= 0 || got.Timings.GenMS <= 0 {
+		t.Errorf("timings %+v: want positive figures", got.Timings)
+	}
+}
+
+func TestRunStreams(t *testing.T) {
+	path := tinyModel(t)
+	args := []string{"run", "-m", path, "-p", "Once upon a time", "-n", "12", "--seed", "7", "--ignore-eos"}
+	r := llm(args...)
+	if r.status != 0 {
+		t.Fatalf("llm %q: status %d, stderr %q", args, r.status, r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "Once upon a time") || !strings.HasSuffix(r.stdout, "\n") {
+		t.Errorf("stdout %q: want the prompt, the text and a newline", r.stdout)
+	}
+	for _, want := range []string{"prompt: 4 tokens", "generated: 12 tokens", "tok/s", "stop: length", "seed: 7"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr %q: no %q", r.stderr, want)
+		}
+	}
+	// The same seed replays the same text; --json carries that text.
+	if again := llm(args...); again.stdout != r.stdout {
+		t.Errorf("seed 7 twice: %q, then %q", r.stdout, again.stdout)
+	}
+	j := decodeJSON[runJSON](t, ok(t, append(args, "--json")...))
+	if "Once upon a time"+j.Text+"\n" != asJSON(t, r.stdout) || j.Seed != 7 || len(j.Tokens) != 12 {
+		t.Errorf("--json: text %q, seed %d, %d tokens; streamed %q", j.Text, j.Seed, len(j.Tokens), r.stdout)
+	}
+	// Without --seed the seed is random, and printed.
+	a := decodeJSON[runJSON](t, ok(t, "run", "-m", path, "-p", "x", "-n", "2", "--json"))
+	b := decodeJSON[runJSON](t, ok(t, "run", "-m", path, "-p", "x", "-n", "2", "--json"))
+	if a.Seed == b.Seed {
+		t.Errorf("two runs without --seed both had seed %d", a.Seed)
+	}
+	// --no-display-prompt prints the text alone.
+	if out := ok(t, append(args, "--no-display-prompt")...); out != strings.TrimPrefix(r.stdout, "Once upon a time") {
+		t.Errorf("--no-display-prompt: %q, want %q", out, strings.TrimPrefix(r.stdout, "Once upon a time"))
+	}
+}
+
+func TestRunStops(t *testing.T) {
+	path := tinyModel(t)
+	base := []string{"run", "-m", path, "-p", "Hello", "--temp", "0", "--json", "--ignore-eos"}
+	full := decodeJSON[runJSON](t, ok(t, append(base, "-n", "16")...))
+	// A reverse prompt: a piece of the greedy text stops generation there.
+	stop := strings.TrimSpace(full.Text[len(full.Text)/2:])
+	if len(stop) > 4 {
+		stop = stop[:4]
+	}
+	cut := strings.Index(full.Text, stop)
+	got := decodeJSON[runJSON](t, ok(t, append(base, "-n", "16", "-r", "never seen", "--reverse-prompt", stop)...))
+	if got.Stop != "stop" || got.Text != full.Text[:cut] {
+		t.Errorf("-r %q: stop %q, text %q; want stop, %q", stop, got.Stop, got.Text, full.Text[:cut])
+	}
+	// -n -1 runs until the context is full.
+	got = decodeJSON[runJSON](t, ok(t, append(base, "-n", "-1", "-c", "12")...))
+	if got.Stop != "context" || len(got.PromptTokens)+len(got.Tokens) < 12 || len(got.PromptTokens)+len(got.Tokens) > 13 {
+		t.Errorf("-n -1 -c 12: stop %q after %d prompt and %d generated tokens; want context after 12", got.Stop, len(got.PromptTokens), len(got.Tokens))
+	}
+	// A prompt longer than the context is bad input.
+	args := []string{"run", "-m", path, "-p", "one two three four five", "-c", "3"}
+	checkError(t, args, llm(args...), 2, "more than the context of 3: raise -c")
+	// The prompt from a file.
+	file := filepath.Join(t.TempDir(), "prompt.txt")
+	os.WriteFile(file, []byte("Hello"), 0o644)
+	if j := decodeJSON[runJSON](t, ok(t, "run", "-m", path, "-f", file, "--temp", "0", "--json", "--ignore-eos", "-n", "16")); fmt.Sprint(j.Tokens) != fmt.Sprint(full.Tokens) {
+		t.Errorf("-f: tokens %v, with -p %v", j.Tokens, full.Tokens)
+	}
+}
+
+// TestRunCanceled: a canceled context (as Ctrl-C cancels it) ends the run
+// cleanly with status 130 and the result so far.
+func TestRunCanceled(t *testing.T) {
+	path := tinyModel(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := llmContext(ctx, "run", "-m", path, "-p", "Hello", "--json")
+	if r.status != 130 || r.stderr != "" {
+		t.Fatalf("canceled: status %d, stderr %q; want 130 and nothing", r.status, r.stderr)
+	}
+	if j := decodeJSON[runJSON](t, r.stdout); j.Stop != "canceled" {
+		t.Errorf("canceled: stop %q", j.Stop)
+	}
+}
+
+func TestEval(t *testing.T) {
+	path := tinyModel(t)
+	greedy := decodeJSON[runJSON](t, ok(t, "run", "-m", path, "-p", "Hello world", "--temp", "0", "--json", "-n", "1", "--ignore-eos"))
+	ids := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(greedy.PromptTokens)), ","), "[]")
+	rows := decodeJSON[[]evalRowJSON](t, ok(t, "eval", "-m", path, "--tokens", ids, "--top", "3", "--json"))
+	if len(rows) != len(greedy.PromptTokens) {
+		t.Fatalf("eval --json: %d rows for %d tokens", len(rows), len(greedy.PromptTokens))
+	}
+	for i, r := range rows {
+		if r.Pos != i || r.Token != greedy.PromptTokens[i] || len(r.Top) != 3 || r.Top[0][1] < r.Top[1][1] || r.Top[1][1] < r.Top[2][1] {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	// The last position's best token is the greedy next token.
+	if last := rows[len(rows)-1]; int(last.Top[0][0]) != greedy.Tokens[0] {
+		t.Errorf("eval's best next token %v, llm run --temp 0's %d", last.Top[0][0], greedy.Tokens[0])
+	}
+	// -p tokenizes as run does; the table has a header and a row per token.
+	table := ok(t, "eval", "-m", path, "-p", "Hello world", "--top", "2")
+	if lines := strings.Split(strings.TrimSpace(table), "\n"); len(lines) != 1+len(rows) || !strings.Contains(lines[1], `"Hello"`) {
+		t.Errorf("eval table:\n%s", table)
+	}
+	args := []string{"eval", "-m", path, "--tokens", "1,99999999"}
+	checkError(t, args, llm(args...), 2, "token 99999999 is outside the vocabulary of 50257 tokens")
+}
+
+type evalRowJSON struct {
+	Pos   int          `json:"pos"`
+	Token int          `json:"token"`
+	Top   [][2]float64 `json:"top"`
+}
+
+func TestTokenize(t *testing.T) {
+	path := tinyModel(t)
+	ids := decodeJSON[[]int](t, ok(t, "tokenize", "-m", path, "--json", "Hello, world!"))
+	if fmt.Sprint(ids) != "[15496 11 995 0]" { // GPT-2's ids
+		t.Errorf("tokenize: %v", ids)
+	}
+	table := ok(t, "tokenize", "-m", path, "-p", "Hello, world!")
+	if table != "15496\t\"Hello\"\n11\t\",\"\n995\t\" world\"\n0\t\"!\"\n" {
+		t.Errorf("tokenize table %q", table)
+	}
+	for _, args := range [][]string{{"15496", "11", "995", "0"}, {"15496,11,995,0"}, {"[15496, 11, 995, 0]"}} {
+		if got := ok(t, append([]string{"detokenize", "-m", path}, args...)...); got != "Hello, world!\n" {
+			t.Errorf("detokenize %q: %q", args, got)
+		}
+	}
+	html := decodeJSON[[]int](t, ok(t, "tokenize", "-m", path, "--json", "<b>&"))
+	if got := ok(t, "detokenize", "-m", path, "--json", fmt.Sprint(html)); got != "\"<b>&\"\n" {
+		t.Errorf("detokenize --json %v: %q, want \"<b>&\"", html, got)
+	}
+	// A vocabulary-only file works; SentencePiece adds BOS unless --no-bos,
+	// and special tokens in the text are parsed unless --no-parse-special.
+	phi3 := filepath.Join("..", "..", "unit04", "testdata", "ggml-vocab-phi-3.gguf")
+	with := decodeJSON[[]int](t, ok(t, "tokenize", "-m", phi3, "--json", "Hi<|end|>"))
+	without := decodeJSON[[]int](t, ok(t, "tokenize", "-m", phi3, "--json", "--no-bos", "Hi<|end|>"))
+	plain := decodeJSON[[]int](t, ok(t, "tokenize", "-m", phi3, "--json", "--no-parse-special", "Hi<|end|>"))
+	if len(with) < 2 || with[0] != 1 || fmt.Sprint(with[1:]) != fmt.Sprint(without) || !slices.Contains(with, 32007) || slices.Contains(plain, 32007) {
+		t.Errorf("phi-3 vocabulary: %v, --no-bos %v, --no-parse-special %v", with, without, plain)
+	}
+	args := []string{"detokenize", "-m", path, "50257"}
+	checkError(t, args, llm(args...), 2, "token 50257 is outside the vocabulary of 50257 tokens")
+}
+
+func TestInspect(t *testing.T) {
+	path := tinyModel(t)
+	text := ok(t, "inspect", path)
+	for _, want := range []string{"GGUF version 3", "general.architecture", `"llama"`, "[string × 50257]", "token_embd.weight", "Q8_0", "256 × 50257", "total: 39 tensors"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("inspect: no %q in\n%s", want, text)
+		}
+	}
+	j := decodeJSON[inspectJSON](t, ok(t, "inspect", "--json", path))
+	if j.Version != 3 || j.Alignment != 32 || len(j.Tensors) != 39 || j.Totals.Tensors != 39 || j.Totals.Types["Q8_0"] != 30 || j.Totals.Types["F32"] != 9 {
+		t.Errorf("inspect --json: version %d, alignment %d, %d tensors, totals %+v", j.Version, j.Alignment, len(j.Tensors), j.Totals)
+	}
+	for _, kv := range j.Metadata {
+		if kv.Key == "tokenizer.ggml.tokens" && (kv.Count == nil || *kv.Count != 50257 || len(kv.Head.([]any)) != 8) {
+			t.Errorf("tokenizer.ggml.tokens: %+v", kv)
+		}
+	}
+}
+
+// tensorTypes returns the type of each tensor of a file, by name.
+func tensorTypes(t *testing.T, path string) map[string]string {
+	t.Helper()
+	j := decodeJSON[inspectJSON](t, ok(t, "inspect", "--json", path))
+	types := map[string]string{}
+	for _, x := range j.Tensors {
+		types[x.Name] = x.Type
+	}
+	for _, kv := range j.Metadata {
+		if kv.Key == "general.file_type" {
+			types["general.file_type"] = fmt.Sprint(kv.Value)
+		}
+	}
+	return types
+}
+
+func TestQuantize(t *testing.T) {
+	path := tinyModel(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "tiny-q4_k_m.gguf")
+	r := llm("quantize", "-t", "2", path, out, "Q4_K_M")
+	if r.status != 0 || r.stdout != "" || !strings.Contains(r.stderr, "wrote "+out) {
+		t.Fatalf("quantize: status %d, stdout %q, stderr %q", r.status, r.stdout, r.stderr)
+	}
+	// q4_k_m over 4 layers: llama.cpp's use_more_bits picks layers 2 and 3.
+	types := tensorTypes(t, out)
+	want := map[string]string{
+		"token_embd.weight": "Q4_K", "output.weight": "Q6_K", "output_norm.weight": "F32", "blk.0.attn_norm.weight": "F32",
+		"blk.0.attn_q.weight": "Q4_K", "blk.0.attn_v.weight": "Q4_K", "blk.0.ffn_down.weight": "Q4_K",
+		"blk.2.attn_v.weight": "Q6_K", "blk.3.ffn_down.weight": "Q6_K", "blk.3.ffn_up.weight": "Q4_K",
+		"general.file_type": "15",
+	}
+	for name, typ := range want {
+		if types[name] != typ {
+			t.Errorf("after quantize q4_k_m, %s is %q, want %s", name, types[name], typ)
+		}
+	}
+	// The quantized model runs, and back to f16 in place works too.
+	ok(t, "run", "-m", out, "-p", "Hello", "-n", "4", "--json")
+	ok(t, "quantize", out, out, "f16")
+	if types := tensorTypes(t, out); types["blk.2.attn_v.weight"] != "F16" || types["output_norm.weight"] != "F32" || types["general.file_type"] != "1" {
+		t.Errorf("after quantize f16: %v", types)
+	}
+	// No temporary file is left behind.
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("quantize left %d files in its directory, want 1", len(entries))
+	}
+}
+
+func TestGen(t *testing.T) {
+	path := tinyModel(t)
+	dir := t.TempDir()
+	// The same seed writes the same bytes.
+	again := filepath.Join(dir, "again.gguf")
+	ok(t, "gen", "--shape", "tiny", "--type", "q8_0", "--seed", "1", "-o", again)
+	a, _ := os.ReadFile(path)
+	b, _ := os.ReadFile(again)
+	if !bytes.Equal(a, b) {
+		t.Error("gen with the same seed wrote different files")
+	}
+	// q4_k_m with the SentencePiece vocabulary from a file.
+	spm := filepath.Join(dir, "spm.gguf")
+	ok(t, "gen", "--type", "q4_k_m", "--vocab-file", filepath.Join("..", "..", "unit04", "testdata", "ggml-vocab-phi-3.gguf"), "-s", "3", "-o", spm)
+	types := tensorTypes(t, spm)
+	if types["blk.0.attn_v.weight"] != "Q4_K" || types["blk.3.attn_v.weight"] != "Q6_K" || types["output.weight"] != "Q6_K" || types["general.file_type"] != "15" {
+		t.Errorf("gen q4_k_m: %v", types)
+	}
+	if j := decodeJSON[runJSON](t, ok(t, "run", "-m", spm, "-p", "Hi", "-n", "3", "--json", "--ignore-eos")); j.PromptTokens[0] != 1 || len(j.Tokens) != 3 {
+		t.Errorf("run on the SentencePiece model: %+v", j)
+	}
+}
+
+func TestBench(t *testing.T) {
+	path := tinyModel(t)
+	out := ok(t, "bench", "-m", path, "-p", "16", "-n", "4", "-t", "1,2", "-r", "2", "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var tests []string
+	for _, l := range lines {
+		var j map[string]any
+		if err := json.Unmarshal([]byte(l), &j); err != nil {
+			t.Fatalf("bench --json line %q: %v", l, err)
+		}
+		var keys []string
+		for k := range j {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if fmt.Sprint(keys) != "[model n_tokens test threads tps tps_stddev]" || j["model"] != path || j["tps"].(float64) <= 0 {
+			t.Errorf("bench --json line %q: keys %v", l, keys)
+		}
+		tests = append(tests, fmt.Sprintf("%v/%v/%v", j["threads"], j["test"], j["n_tokens"]))
+	}
+	if fmt.Sprint(tests) != "[1/pp16/16 1/tg4/4 2/pp16/16 2/tg4/4]" {
+		t.Errorf("bench ran %v", tests)
+	}
+	table := ok(t, "bench", "-m", path, "-p", "8", "-n", "0", "-r", "1")
+	if lines := strings.Split(strings.TrimSpace(table), "\n"); len(lines) != 3 || !strings.Contains(lines[2], "| llama ") || !strings.Contains(lines[2], "pp8") || !strings.Contains(lines[2], "Q8_0") {
+		t.Errorf("bench table:\n%s", table)
+	}
+}
+
+// TestBadModelFiles: a missing, truncated or foreign file is bad input for
+// every command that reads one: one line, exit status 2, nothing on stdout.
+func TestBadModelFiles(t *testing.T) {
+	path := tinyModel(t)
+	dir := t.TempDir()
+	data, _ := os.ReadFile(path)
+	truncated := filepath.Join(dir, "truncated.gguf")
+	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	header := filepath.Join(dir, "header.gguf")
+	os.WriteFile(header, data[:100], 0o644)
+	text := filepath.Join(dir, "text.gguf")
+	os.WriteFile(text, []byte("not a model\n"), 0o644)
+	vocabOnly := filepath.Join("..", "..", "unit04", "testdata", "ggml-vocab-gpt-2.gguf")
+	for _, file := range []string{truncated, header, text, filepath.Join(dir, "missing.gguf"), dir} {
+		for _, args := range [][]string{
+			{"run", "-m", file, "-p", "hi"},
+			{"eval", "-m", file, "-p", "hi"},
+			{"tokenize", "-m", file, "hi"},
+			{"detokenize", "-m", file, "1"},
+			{"inspect", file},
+			{"quantize", file, filepath.Join(dir, "out.gguf"), "q8_0"},
+			{"bench", "-m", file, "-p", "8", "-n", "0"},
+			{"gen", "--vocab-file", file, "-o", filepath.Join(dir, "out.gguf")},
+		} {
+			checkError(t, args, llm(args...), 2, filepath.Base(file))
+		}
+	}
+	// A vocabulary is not a model.
+	args := []string{"run", "-m", vocabOnly, "-p", "hi"}
+	checkError(t, args, llm(args...), 2, "general.architecture")
+	if _, err := os.Stat(filepath.Join(dir, "out.gguf")); err == nil {
+		t.Error("a failed command left its output file")
+	}
+}

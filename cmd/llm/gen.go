@@ -1,0 +1,236 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit04"
+	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit10"
+)
+
+var genCommand = &command{
+	name:     "gen",
+	synopsis: "[--shape tiny] [--type q8_0] [--vocab gpt2] [--seed 1] -o FILE",
+	summary:  "write a seeded synthetic model of a named shape, so everything runs offline",
+	setup:    setupGen,
+	help: `
+Shapes (--shape):
+  tiny             llama, dim 256, 4 layers, 8 heads (4 KV), FFN 768,
+                   context 2048: random weights (unit05.RandomWeights),
+                   quantized; runs instantly
+  tinyllama-1.1b   TinyLlama 1.1B: llama, dim 2048, 22 layers, 32 heads
+                   (4 KV), FFN 5632, context 2048, rope base 10000
+  llama-3.2-1b     Llama 3.2 1B: llama, dim 2048, 16 layers, 32 heads
+                   (8 KV), FFN 8192, context 131072, rope base 500000,
+                   tied embeddings (no rope scaling)
+  qwen2.5-0.5b     Qwen2.5 0.5B: qwen2, dim 896, 24 layers, 14 heads
+                   (2 KV), FFN 4864, context 32768, rope base 1e6, q/k/v
+                   biases, tied embeddings
+The named shapes have their models' hyper-parameters and sizes but random
+quantized blocks for weights (written in seconds): they compute nonsense
+at the real models' speed, for llm bench. The vocabulary comes from
+--vocab, the GPT-2 (50257 tokens) or Phi-3 SentencePiece (32064 tokens)
+vocabulary in unit04/testdata, so a real model's vocabulary size (32000,
+128256, 151936) is not reproduced, nor is the output matrix's size: give
+--vocab-file a real model's GGUF to copy its vocabulary instead. The
+vocabulary files are found by walking up from llm's directory and from
+the working directory to the Forge repository's go.mod.
+
+` + typeRuleHelp + `
+
+The same --seed writes the same file, byte for byte. Example:
+  llm gen --shape tinyllama-1.1b --type q4_0 -o /tmp/tinyllama-q4_0.gguf`,
+}
+
+// A shape is a model gen can write.
+type shape struct {
+	name   string
+	arch   string
+	config unit05.Config // Vocab comes from the vocabulary
+	random bool          // RandomBlocks: random quantized blocks, not quantized random weights
+}
+
+var shapes = []shape{
+	{name: "tiny", arch: "llama", config: unit05.Config{Dim: 256, Layers: 4, Heads: 8, KVHeads: 4, HeadDim: 32, FFN: 768,
+		MaxSeq: 2048, RopeBase: 10000, RMSEps: 1e-5}},
+	{name: "tinyllama-1.1b", arch: "llama", random: true, config: unit05.Config{Dim: 2048, Layers: 22, Heads: 32, KVHeads: 4,
+		HeadDim: 64, FFN: 5632, MaxSeq: 2048, RopeBase: 10000, RMSEps: 1e-5}},
+	{name: "llama-3.2-1b", arch: "llama", random: true, config: unit05.Config{Dim: 2048, Layers: 16, Heads: 32, KVHeads: 8,
+		HeadDim: 64, FFN: 8192, MaxSeq: 131072, RopeBase: 500000, RMSEps: 1e-5, TiedEmbeddings: true}},
+	{name: "qwen2.5-0.5b", arch: "qwen2", random: true, config: unit05.Config{Dim: 896, Layers: 24, Heads: 14, KVHeads: 2,
+		HeadDim: 64, FFN: 4864, MaxSeq: 32768, RopeBase: 1e6, RMSEps: 1e-6, TiedEmbeddings: true, QKVBias: true}},
+}
+
+func shapeNames() []string {
+	var names []string
+	for _, s := range shapes {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+// vocabFiles are --vocab's choices: files of the Forge repository.
+var vocabFiles = map[string]string{
+	"gpt2": "unit04/testdata/ggml-vocab-gpt-2.gguf",
+	"spm":  "unit04/testdata/ggml-vocab-phi-3.gguf",
+}
+
+type genOptions struct {
+	shape, typ, vocab string
+	vocabFile, out    string
+	seed              uint64
+	threads           int
+}
+
+func setupGen(fs *flagSet) func(*env) error {
+	o := &genOptions{shape: "tiny", typ: "q8_0", vocab: "gpt2", seed: 1, threads: runtime.NumCPU()}
+	fs.choice(&o.shape, "shape", "NAME", "the model's shape: "+strings.Join(shapeNames(), ", ")+" (default tiny)", shapeNames())
+	fs.choice(&o.typ, "type", "TYPE", "the weights' type: "+strings.Join(fileTypeNames(), ", ")+" (default q8_0)", fileTypeNames())
+	fs.choice(&o.vocab, "vocab", "NAME", "the vocabulary: gpt2 (byte-level BPE) or spm (SentencePiece) (default gpt2)", []string{"gpt2", "spm"})
+	fs.str(&o.vocabFile, "vocab-file", "FILE", "take the vocabulary from this GGUF file instead (a real model's, say)")
+	fs.add("s,seed", "N", "the random seed (default 1)", false, func(v string) error {
+		s, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want an integer ≥ 0")
+		}
+		o.seed = s
+		return nil
+	})
+	fs.str(&o.out, "o,output", "FILE", "the file to write")
+	fs.integer(&o.threads, "t,threads", "N", fmt.Sprintf("threads for quantizing (default %d, the CPUs)", runtime.NumCPU()), atLeast(1))
+	return func(e *env) error { return doGen(e, o) }
+}
+
+func doGen(e *env, o *genOptions) error {
+	if len(e.args) > 0 {
+		return usagef("unexpected argument %q (the output goes after -o)", e.args[0])
+	}
+	if err := checkOutput(o.out); err != nil {
+		return err
+	}
+	var sh shape
+	for _, s := range shapes {
+		if s.name == o.shape {
+			sh = s
+		}
+	}
+	ft, _ := lookupFileType(o.typ)
+	vocabPath, vocabName := o.vocabFile, filepath.Base(o.vocabFile)
+	if vocabPath == "" {
+		rel := vocabFiles[o.vocab]
+		p, err := findRepoFile(rel)
+		if err != nil {
+			return usagef("cannot find the %s vocabulary, %s of the Forge repository: run llm inside the repository or give --vocab-file FILE", o.vocab, rel)
+		}
+		vocabPath, vocabName = p, o.vocab
+	}
+	v, err := readVocab(vocabPath)
+	if err != nil {
+		return err
+	}
+
+	start := time.Now()
+	c := sh.config
+	c.Vocab = len(v.Tokens)
+	spec := unit10.ModelSpec{Name: fmt.Sprintf("forge %s %s", sh.name, ft.name), Arch: sh.arch, Config: c, Vocab: v,
+		Seed: o.seed, RandomBlocks: sh.random}
+	spec.Matrix, spec.Embed, spec.Output = sourceTypes(sh, c, ft)
+	defer removeOnInterrupt(e)()
+
+	// Generate writes the model with one type for all layer matrices;
+	// convertFile then gives each tensor its type by the rule and sets
+	// general.file_type.
+	e.progress.show("generating %s (%s)...", sh.name, ft.name)
+	tmp := filepath.Join(filepath.Dir(o.out), fmt.Sprintf(".%s.gen-%d", filepath.Base(o.out), os.Getpid()))
+	e.temps.add(tmp)
+	defer e.temps.remove(tmp)
+	if err := writeAtomically(e.temps, tmp, func(w io.Writer) error { return unit10.Generate(w, spec) }); err != nil {
+		return err
+	}
+	tensors, err := convertFile(e, tmp, o.out, ft, o.threads)
+	if err != nil {
+		return err
+	}
+	var params, bytes int64
+	for _, t := range tensors {
+		n := int64(1)
+		for _, d := range t.Dims {
+			n *= int64(d)
+		}
+		params += n
+		bytes += int64(len(t.Data))
+	}
+	fmt.Fprintf(e.stderr, "llm gen: wrote %s: %s (%s, %d layers, dim %d, vocabulary %s of %d tokens), %s, %s parameters, %s, in %.1f s\n",
+		o.out, sh.name, sh.arch, c.Layers, c.Dim, vocabName, c.Vocab, ft.name, formatCount(params), formatBytes(bytes), time.Since(start).Seconds())
+	return nil
+}
+
+// readVocab reads the vocabulary of a GGUF file.
+func readVocab(path string) (*unit04.Vocab, error) {
+	f, err := unit10.Open(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	defer f.Close()
+	v, err := unit10.LoadVocab(f)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return v, nil
+}
+
+// sourceTypes chooses the types Generate writes: the rule's types for the
+// embeddings and the output, and for the layer matrices the one type the
+// rule gives them all. Where the rule mixes types (q4_k_m, fallbacks),
+// the layer matrices are written in float32 for a model of random weights,
+// so that each is quantized once, from the weights; and for random blocks
+// in the most common type that fits every layer matrix, the rest converted.
+func sourceTypes(sh shape, c unit05.Config, ft fileType) (matrix, embed, output unit01.DType) {
+	l := layout{layers: c.Layers, tied: c.TiedEmbeddings}
+	two := func(name string, in, out int) unit10.TensorInfo {
+		return unit10.TensorInfo{Name: name, Dims: []uint64{uint64(in), uint64(out)}}
+	}
+	embed, _ = ft.plan(two("token_embd.weight", c.Dim, c.Vocab), l)
+	output, _ = ft.plan(two("output.weight", c.Dim, c.Vocab), l)
+	var layer []unit10.TensorInfo
+	for i := range c.Layers {
+		p := fmt.Sprintf("blk.%d.", i)
+		layer = append(layer,
+			two(p+"attn_q.weight", c.Dim, c.QDim()), two(p+"attn_k.weight", c.Dim, c.KVDim()),
+			two(p+"attn_v.weight", c.Dim, c.KVDim()), two(p+"attn_output.weight", c.QDim(), c.Dim),
+			two(p+"ffn_gate.weight", c.Dim, c.FFN), two(p+"ffn_up.weight", c.Dim, c.FFN),
+			two(p+"ffn_down.weight", c.FFN, c.Dim))
+	}
+	count := map[unit01.DType]int{}
+	for _, t := range layer {
+		got, _ := ft.plan(t, l)
+		count[got]++
+	}
+	if len(count) == 1 {
+		for t := range count {
+			return t, embed, output
+		}
+	}
+	if !sh.random {
+		return unit01.F32, embed, output
+	}
+	best, bestN := unit01.F16, 0
+	for t, n := range count {
+		fits := true
+		for _, info := range layer {
+			fits = fits && info.Dims[0]%uint64(t.BlockSize()) == 0
+		}
+		if fits && (n > bestN || n == bestN && t < best) {
+			best, bestN = t, n
+		}
+	}
+	return best, embed, output
+}

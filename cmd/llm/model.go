@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/llmforge/forge/unit03"
+	"github.com/llmforge/forge/unit04"
+	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit10"
+)
+
+// defaultCtx caps the context run and eval allocate when -c is not given:
+// min(defaultCtx, the model's context_length), as llama.cpp's tools do
+// (Llama 3.2's 131072 positions would need gigabytes of KV cache).
+const defaultCtx = 4096
+
+// ctxUnset is the -c value that means "the default".
+const ctxUnset = -1
+
+// model is a loaded model with the thread pool its products run on.
+type model struct {
+	loaded   *unit10.Model
+	file     *unit10.File
+	net      *unit05.Model
+	tok      *unit04.Tokenizer
+	pool     *unit03.Pool
+	trainCtx int // the model's context_length
+}
+
+// loadModel loads the GGUF model at path for a context of ctx positions
+// (ctxUnset: min(4096, the model's context_length); 0: the model's) with
+// a pool of threads. Its errors are bad input (exit status 2).
+func loadModel(e *env, path string, ctx, threads int) (*model, error) {
+	if path == "" {
+		return nil, usagef("no model: give -m MODEL.gguf")
+	}
+	size := int64(-1)
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	e.progress.show("loading %s (%s)...", filepath.Base(path), formatBytes(size))
+	trainCtx, err := contextLength(path)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ctx == ctxUnset:
+		ctx = min(defaultCtx, trainCtx)
+	case ctx == 0:
+		ctx = trainCtx
+	}
+	pool := unit03.NewPool(threads)
+	m, err := unit10.Load(path, ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, badInput(err)
+	}
+	e.progress.clear()
+	return &model{loaded: m, file: m.File, net: m.Model, tok: m.Tokenizer, pool: pool, trainCtx: trainCtx}, nil
+}
+
+// warnings are notes on stderr about what the engine does not model in
+// this file.
+func (m *model) warnings(e *env) {
+	for _, t := range m.file.Tensors {
+		if t.Name == "rope_freqs.weight" {
+			fmt.Fprintln(e.stderr, "note: this model's rope_freqs (Llama 3 RoPE scaling) is not applied: its logits differ slightly from llama.cpp's")
+		}
+	}
+}
+
+// contextLength reads a model's context_length, checking on the way that
+// the file is a model this engine loads.
+func contextLength(path string) (int, error) {
+	f, err := unit10.Open(path)
+	if err != nil {
+		return 0, badInput(err)
+	}
+	defer f.Close()
+	c, err := unit10.LoadConfig(f, 0)
+	if err != nil {
+		return 0, badInput(err)
+	}
+	return c.MaxSeq, nil
+}
+
+func (m *model) Close() {
+	m.loaded.Close()
+	m.pool.Close()
+}
+
+// vocab is a tokenizer read from any GGUF file with tokenizer.ggml.*
+// metadata: a model, or a vocabulary-only file.
+type vocab struct {
+	*unit04.Tokenizer
+	pieces []string // each token's text as the vocabulary stores it
+}
+
+func loadVocab(path string) (*vocab, error) {
+	if path == "" {
+		return nil, usagef("no model: give -m MODEL.gguf (any GGUF file with a vocabulary)")
+	}
+	f, err := unit10.Open(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	defer f.Close()
+	v, err := unit10.LoadVocab(f)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	tok, err := unit04.New(v)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: %w", path, err))
+	}
+	return &vocab{Tokenizer: tok, pieces: v.Tokens}, nil
+}
+
+// modelVocab is the vocab of a loaded model.
+func modelVocab(m *model) *vocab {
+	pieces, _ := m.file.Strings("tokenizer.ggml.tokens")
+	return &vocab{Tokenizer: m.tok, pieces: pieces}
+}
+
+// piece is a token's text for display: the bytes it stands for, or for a
+// control token (which stands for none) its name, such as "<s>".
+func (v *vocab) piece(id int) string {
+	if b := v.TokenBytes(id); len(b) > 0 {
+		return string(b)
+	}
+	if id >= 0 && id < len(v.pieces) {
+		return v.pieces[id]
+	}
+	return ""
+}
+
+// quote shows a token's text in double quotes with Go's escapes, so
+// spaces, newlines and broken UTF-8 are visible.
+func quote(s string) string { return strconv.Quote(s) }
+
+// stopTokens are the tokens that end generation: the vocabulary's EOS and,
+// when the file names them, its end-of-turn and end-of-message tokens
+// (Llama 3's <|eot_id|> and <|eom_id|>), as llama.cpp stops at any of them.
+func stopTokens(m *model) []int {
+	var ids []int
+	if eos := m.tok.EOS(); eos >= 0 {
+		ids = append(ids, eos)
+	}
+	for _, key := range []string{"tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id"} {
+		if id, err := m.file.Uint(key); err == nil && id < uint64(m.tok.VocabSize()) && !slices.Contains(ids, int(id)) {
+			ids = append(ids, int(id))
+		}
+	}
+	return ids
+}
+
+// modulePath is the module whose checkout holds the vocabulary files.
+const modulePath = "github.com/llmforge/forge"
+
+// findRepoFile returns the path of rel in the Forge repository, found by
+// walking up from the executable's directory and from the working
+// directory to the go.mod of module github.com/llmforge/forge.
+func findRepoFile(rel string) (string, error) {
+	var starts []string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		starts = append(starts, filepath.Dir(exe))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	for _, dir := range starts {
+		for {
+			if isForgeRoot(dir) {
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				if _, err := os.Stat(p); err == nil {
+					return p, nil
+				}
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				break
+			}
+			dir = up
+		}
+	}
+	return "", fmt.Errorf("cannot find %s of the Forge repository", rel)
+}
+
+// isForgeRoot reports whether dir holds the go.mod of the Forge module.
+func isForgeRoot(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) == 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`) == modulePath
+		}
+	}
+	return false
+}
+
+// checkOutput refuses an output path that cannot be written: a directory,
+// or a file in a directory that does not exist.
+func checkOutput(path string) error {
+	if path == "" {
+		return usagef("no output: give -o FILE")
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("%s is a directory", path)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usagef("%s: directory %s does not exist", path, filepath.Dir(path))
+	}
+	return nil
+}
+
+// writeAtomically writes a file through a temporary file in the same
+// directory, renamed over path only when write succeeded: a failed or
+// interrupted write leaves no half-written model behind.
+func writeAtomically(temps *tempSet, path string, write func(w io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	temps.add(tmp.Name())
+	defer temps.remove(tmp.Name()) // fails harmlessly once renamed
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp's 0600 is for secrets; a model is not one
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// formatBytes is a size as llama.cpp prints them: "606.53 MiB".
+func formatBytes(n int64) string {
+	switch {
+	case n < 0:
+		return "size unknown"
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+}
+
+// formatCount is a parameter count: "1.10 B", "25.63 M", "4.10 K".
+func formatCount(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f B", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.2f M", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.2f K", float64(n)/1e3)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// progress shows one line of progress on stderr, rewritten in place, when
+// stderr is a terminal; elsewhere (a pipe, a log, a test) it shows nothing.
+type progress struct {
+	w     io.Writer
+	on    bool
+	width int // of the line shown, 0 if none
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, on: ok && isTerminal(f.Fd())}
+}
+
+func (p *progress) show(format string, args ...any) {
+	if !p.on {
+		return
+	}
+	s := fmt.Sprintf(format, args...)
+	n := utf8.RuneCountInString(s)
+	fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", max(p.width-n, 0)))
+	p.width = n
+}
+
+// clear removes the line shown, if any.
+func (p *progress) clear() {
+	if !p.on || p.width == 0 {
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+	p.width = 0
+}
