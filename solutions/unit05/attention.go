@@ -21,6 +21,11 @@ import (
 //
 // out (T × q.Cols) is overwritten; scores is scratch of at least pos0+T
 // floats. It panics (unit00.Check) on shapes that do not fit.
+//
+// Given scratch for T·(pos0+T) scores, a prompt of several rows takes a
+// faster road to the same result: per head, all its scores at once as a
+// GEMM, Q·Kᵀ, then each row's softmax, then the weighted values as a
+// second GEMM, P·V (attentionGEMM).
 func Attention(out, q, k, v unit03.Mat, heads, kvHeads, pos0 int, scores []float32) {
 	T := q.Rows
 	unit00.Check(heads > 0 && kvHeads > 0 && heads%kvHeads == 0 && q.Cols%heads == 0, "Attention: heads must divide q's width and be a multiple of kvHeads")
@@ -28,6 +33,10 @@ func Attention(out, q, k, v unit03.Mat, heads, kvHeads, pos0 int, scores []float
 	unit00.Check(out.Rows == T && out.Cols == q.Cols, "Attention: out must have q's shape")
 	unit00.Check(k.Cols == kvHeads*hd && v.Cols == k.Cols, "Attention: k and v must be kvHeads·hd wide")
 	unit00.Check(pos0 >= 0 && k.Rows >= pos0+T && v.Rows >= pos0+T && len(scores) >= pos0+T, "Attention: k, v and scores must cover positions 0 … pos0+T−1")
+	if S := pos0 + T; T > 1 && len(scores) >= T*S {
+		attentionGEMM(out, q, k.Block(0, S, 0, k.Cols), v.Block(0, S, 0, v.Cols), heads, kvHeads, pos0, unit03.MatOf(T, S, scores[:T*S]))
+		return
+	}
 	group := heads / kvHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	for t := range T {
@@ -72,5 +81,29 @@ func axpy(y []float32, alpha float32, x []float32) {
 	x = x[:len(y)]
 	for i := range y {
 		y[i] += alpha * x[i]
+	}
+}
+
+// attentionGEMM is Attention for T > 1 rows with T × S scratch s (S =
+// pos0+T positions): for each head, s = Q_h·K_gᵀ with unit03's kernels,
+// then row t's softmax over the positions it may see (scaled by 1/√hd,
+// the later ones set to 0), then out_h = s·V_g. The masked scores are
+// computed and thrown away: at most half of a T × S product, against
+// products an order of magnitude faster than the dot products of the row
+// road.
+func attentionGEMM(out, q, k, v unit03.Mat, heads, kvHeads, pos0 int, s unit03.Mat) {
+	T, hd := q.Rows, q.Cols/heads
+	group := heads / kvHeads
+	temp := float32(math.Sqrt(float64(hd))) // softmax(x/temp) = softmax(x/√hd)
+	kern := unit03.Best()
+	for h := range heads {
+		g := h / group
+		unit03.MatMulT(nil, kern, s, q.Block(0, T, h*hd, (h+1)*hd), k.Block(0, k.Rows, g*hd, (g+1)*hd))
+		for t := range T {
+			row, n := s.Row(t), pos0+t+1
+			unit02.SoftmaxRow(row[:n], row[:n], temp, nil)
+			clear(row[n:])
+		}
+		unit03.MatMul(nil, kern, out.Block(0, T, h*hd, (h+1)*hd), s, v.Block(0, v.Rows, g*hd, (g+1)*hd))
 	}
 }

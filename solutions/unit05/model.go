@@ -18,6 +18,10 @@ type Model struct {
 	Pool    *unit03.Pool // the threads of the matrix products; nil: one
 	rope    *Rope
 	arena   *unit01.Arena
+	// attend, if you want it, is a reusable unit03.Task for sharing a
+	// block's attention out over Pool (the reference's splits the rows):
+	// a Task kept in the Model costs no allocation per call.
+	attend unit03.Task
 }
 
 // NewModel checks c and w and prepares a model: the RoPE tables for
@@ -36,7 +40,8 @@ func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
 		Weights: w,
 		Pool:    p,
 		rope:    NewRope(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope),
-		arena:   unit01.NewArena(arenaBytes(c)),
+		arena:   unit01.NewArena(arenaBytes(c, p.Threads())),
+		attend:  new(attentionTask),
 	}, nil
 }
 
@@ -48,12 +53,13 @@ const blockRows = 64
 
 // arenaBytes is the scratch of the largest pass, MaxSeq tokens: the hidden
 // states and the batch's keys and values (Forward), plus what one Block
-// needs at its peak for blockRows rows (its scores for all MaxSeq
-// positions), with room for each allocation's alignment.
-func arenaBytes(c Config) int {
+// needs at its peak for blockRows rows (and each thread's scores of its
+// rows for all MaxSeq positions), with room for each allocation's
+// alignment.
+func arenaBytes(c Config, threads int) int {
 	n, b := c.MaxSeq, min(blockRows, c.MaxSeq)
 	forward := n * (c.Dim + 2*c.KVDim())
-	block := b*(2*c.Dim+2*c.QDim()+2*c.FFN) + n // xn, ffn out, q, att, gate, up, scores
+	block := b*(2*c.Dim+2*c.QDim()+2*c.FFN) + threads*b*n // xn, ffn out, q, att, gate, up, scores
 	const allocations = 16
 	return 4*(forward+block) + allocations*unit01.Alignment
 }
@@ -138,8 +144,12 @@ func (m *Model) block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	m.rope.RotateHeads(q, pos0)
 	m.rope.RotateHeads(k, pos0)
 	att := m.scratch(T, c.QDim())
-	scores := m.scratch(1, pos0+T)
-	Attention(att, q, keys.Block(0, pos0+T, 0, c.KVDim()), values.Block(0, pos0+T, 0, c.KVDim()), c.Heads, c.KVHeads, pos0, scores.Data)
+	parts := min(m.Pool.Threads(), T)
+	task := m.attend.(*attentionTask)
+	*task = attentionTask{out: att, q: q, k: keys.Block(0, pos0+T, 0, c.KVDim()), v: values.Block(0, pos0+T, 0, c.KVDim()),
+		heads: c.Heads, kvHeads: c.KVHeads, pos0: pos0, parts: parts, scores: m.scratch(parts, T*(pos0+T))}
+	m.Pool.RunTask(parts, task)
+	*task = attentionTask{}   // drop the views of the arena
 	w.Wo.MulT(m.Pool, n, att) // n is free again: reuse it for the projection
 	addRows(x, n)
 
