@@ -29,7 +29,7 @@ UNITS        := 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15
 UNIT_TARGETS := $(addprefix unit,$(UNITS))
 BOSS_TARGETS := $(addprefix boss,$(UNITS))
 
-.PHONY: help grade bosses hint test engine demo fmt lint tools qemu clean forge bench-openblas $(UNIT_TARGETS) $(BOSS_TARGETS)
+.PHONY: help grade bosses hint test engine demo fmt lint tools qemu clean forge bench-openblas bench-llamacpp $(UNIT_TARGETS) $(BOSS_TARGETS)
 
 help:
 	@echo 'Learner:'
@@ -47,6 +47,7 @@ help:
 	@echo '  make demo                  build the engine and run it on a tiny synthetic model'
 	@echo '  make engine                build bin/llm (from IMPL, default ref)'
 	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
+	@echo '  make bench-llamacpp        the engine against llama.cpp, prefill and decode tok/s (needs node)'
 	@echo '  make fmt | make lint | make tools'
 
 forge:
@@ -88,6 +89,13 @@ demo: engine
 	@echo
 	@echo 'Random weights write word salad. For real text, see "Run a real model" in README.md;'
 	@echo 'bin/llm help lists the commands, docs/engine.md is the guide.'
+
+# The engine against llama.cpp (its prebuilt CPU build, through the
+# node-llama-cpp npm package) on a TinyLlama-shaped Q4_0 file, 1 and 2
+# threads, prefill and decode: a measurement for a quiet machine, not a
+# gate. See ci/llamabench/README.md.
+bench-llamacpp:
+	@ci/llamabench/run.sh
 
 # The reference GEMM against OpenBLAS's sgemm on this machine (needs cgo and
 # Debian's libopenblas-dev, which it installs when it can). Not part of make

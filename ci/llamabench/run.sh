@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Forge's engine against llama.cpp on this machine and one model: builds
+# bin/llm, writes a TinyLlama-shaped Q4_0 model if it is missing, runs
+# `llm bench --json` and bench.mjs with the same settings, and prints a
+# Markdown table. See ci/llamabench/README.md. Not part of make test.
+#
+# Settings (environment): MODEL, THREADS (1,2), P (512), N (128), R (3),
+# GO (go).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+MODEL=${MODEL:-/tmp/forge-bench-tinyllama-q4_0.gguf}
+THREADS=${THREADS:-1,2}
+P=${P:-512}
+N=${N:-128}
+R=${R:-3}
+GO=${GO:-go}
+
+make engine >&2
+if [ ! -s "$MODEL" ]; then
+	echo "writing $MODEL" >&2
+	bin/llm gen --shape tinyllama-1.1b --type q4_0 --vocab spm --seed 1 -o "$MODEL"
+fi
+if [ ! -e ci/llamabench/node_modules ]; then
+	echo "installing node-llama-cpp into ci/llamabench/node_modules" >&2
+	(cd ci/llamabench && npm install --omit=optional --ignore-scripts --no-audit --no-fund)
+fi
+
+out=$(mktemp -d /tmp/forge-llamabench.XXXXXX)
+echo "load before the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (anything busy skews both engines)" >&2
+
+echo "Forge: bin/llm bench -m $MODEL -p $P -n $N -t $THREADS -r $R --json" >&2
+bin/llm bench -m "$MODEL" -p "$P" -n "$N" -t "$THREADS" -r "$R" --json | tee "$out/forge.jsonl" >&2
+
+echo "llama.cpp: node ci/llamabench/bench.mjs $MODEL --threads $THREADS -p $P -n $N -r $R" >&2
+node ci/llamabench/bench.mjs "$MODEL" --threads "$THREADS" -p "$P" -n "$N" -r "$R" | tee "$out/llamacpp.jsonl" >&2
+
+echo "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out" >&2
+echo
+"$GO" run ./ci/llamabench/table "$out/forge.jsonl" "$out/llamacpp.jsonl"
