@@ -96,7 +96,7 @@ func Merge(r Ranker, symbols []string) []string {
 		prev[i], next[i] = i-1, i+1
 	}
 	next[n-1] = -1
-	q := &pairQueue{}
+	q := &queue[candidate]{}
 	push := func(left int) {
 		if left < 0 || next[left] < 0 {
 			return
@@ -136,47 +136,8 @@ type candidate struct {
 	rank, left, right, size int
 }
 
-// pairQueue is a binary min-heap of candidates: lowest rank first, leftmost
-// on a tie. (Written out rather than through container/heap, whose
-// interface would box every candidate on the heap.)
-type pairQueue []candidate
-
+// Candidates go through a queue (heap.go) ordered by before: lowest rank
+// first, leftmost on a tie.
 func (c candidate) before(d candidate) bool {
 	return c.rank < d.rank || c.rank == d.rank && c.left < d.left
-}
-
-func (q *pairQueue) push(c candidate) {
-	h := append(*q, c)
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h[i].before(h[parent]) {
-			break
-		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-	*q = h
-}
-
-func (q *pairQueue) pop() candidate {
-	h := *q
-	top := h[0]
-	h[0] = h[len(h)-1]
-	h = h[:len(h)-1]
-	for i := 0; ; {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l].before(h[least]) {
-			least = l
-		}
-		if r < len(h) && h[r].before(h[least]) {
-			least = r
-		}
-		if least == i {
-			break
-		}
-		h[i], h[least] = h[least], h[i]
-		i = least
-	}
-	*q = h
-	return top
 }

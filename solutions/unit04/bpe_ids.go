@@ -47,7 +47,7 @@ func (t *Tokenizer) indexMerges(list []string) map[uint64]uint64 {
 // idScratch holds the buffers of one word's merge, reused across calls.
 type idScratch struct {
 	ids, prev, next []int32
-	heap            []idCandidate
+	heap            queue[idCandidate]
 	text            []byte // for joining two tokens' text
 }
 
@@ -92,7 +92,7 @@ func (t *Tokenizer) mergeIDs(out []int, word []int32) []int {
 		}
 		right := s.next[left]
 		if m, ok := t.lookup(s, s.ids[left], s.ids[right]); ok {
-			s.heap = heapPush(s.heap, idCandidate{rank: m.rank, left: left, right: right, id: m.id})
+			s.heap.push(idCandidate{rank: m.rank, left: left, right: right, id: m.id})
 		}
 	}
 	for i := int32(0); i+1 < n; i++ {
@@ -100,7 +100,7 @@ func (t *Tokenizer) mergeIDs(out []int, word []int32) []int {
 	}
 	for len(s.heap) > 0 {
 		var c idCandidate
-		c, s.heap = heapPop(s.heap)
+		c = s.heap.pop()
 		// Stale when either side changed since the push: compare the ids
 		// with the pair's table entry again.
 		if s.ids[c.left] < 0 || s.ids[c.right] < 0 || s.next[c.left] != c.right {
@@ -121,38 +121,4 @@ func (t *Tokenizer) mergeIDs(out []int, word []int32) []int {
 		out = append(out, int(s.ids[i]))
 	}
 	return out
-}
-
-func heapPush(h []idCandidate, c idCandidate) []idCandidate {
-	h = append(h, c)
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h[i].before(h[parent]) {
-			break
-		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-	return h
-}
-
-func heapPop(h []idCandidate) (idCandidate, []idCandidate) {
-	top := h[0]
-	h[0] = h[len(h)-1]
-	h = h[:len(h)-1]
-	for i := 0; ; {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l].before(h[least]) {
-			least = l
-		}
-		if r < len(h) && h[r].before(h[least]) {
-			least = r
-		}
-		if least == i {
-			break
-		}
-		h[i], h[least] = h[least], h[i]
-		i = least
-	}
-	return top, h
 }

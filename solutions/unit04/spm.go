@@ -23,7 +23,7 @@ func (t *Tokenizer) appendSPM(out []int, text string) []int {
 		return out
 	}
 	syms[len(syms)-1].next = -1
-	q := &scoreQueue{}
+	q := &queue[bigram]{}
 	try := func(left int) {
 		if left < 0 || syms[left].next < 0 {
 			return
@@ -105,46 +105,8 @@ type bigram struct {
 	size        int
 }
 
-// scoreQueue is a binary max-heap of bigrams: highest score first, leftmost
-// on a tie.
-type scoreQueue []bigram
-
+// Bigrams go through a queue (heap.go) ordered by before: highest score
+// first, leftmost on a tie.
 func (a bigram) before(b bigram) bool {
 	return a.score > b.score || a.score == b.score && a.left < b.left
-}
-
-func (q *scoreQueue) push(b bigram) {
-	h := append(*q, b)
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h[i].before(h[parent]) {
-			break
-		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-	*q = h
-}
-
-func (q *scoreQueue) pop() bigram {
-	h := *q
-	top := h[0]
-	h[0] = h[len(h)-1]
-	h = h[:len(h)-1]
-	for i := 0; ; {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l].before(h[least]) {
-			least = l
-		}
-		if r < len(h) && h[r].before(h[least]) {
-			least = r
-		}
-		if least == i {
-			break
-		}
-		h[i], h[least] = h[least], h[i]
-		i = least
-	}
-	*q = h
-	return top
 }
