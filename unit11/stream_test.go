@@ -3,6 +3,7 @@ package unit11
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,10 +141,15 @@ func TestC11_4_Run(t *testing.T) {
 	p := DefaultParams()
 	p.Seed = 7
 	var pieces []string
-	res, err := Run(context.Background(), newSession(t, c, 6), newSampler(t, c.Vocab, p), tok, prompt, nil, Options{MaxTokens: 40},
+	var seen []int // the caller's own OnToken must still see every token
+	res, err := Run(context.Background(), newSession(t, c, 6), newSampler(t, c.Vocab, p), tok, prompt, nil,
+		Options{MaxTokens: 40, OnToken: func(id int) bool { seen = append(seen, id); return true }},
 		func(s string) error { pieces = append(pieces, s); return nil })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != fmt.Sprint(res.Tokens) {
+		t.Fatalf("Run called the caller's OnToken with %v; want every generated token, %v: wrap it, do not replace it", seen, res.Tokens)
 	}
 	for i, s := range pieces {
 		if s == "" || !utf8.ValidString(s) {
