@@ -70,6 +70,7 @@ type idCandidate struct {
 	rank, left, right, id int32
 }
 
+//lint:ignore U1000 called through queue's type constraint (heap.go), which staticcheck does not follow
 func (c idCandidate) before(d idCandidate) bool {
 	return c.rank < d.rank || c.rank == d.rank && c.left < d.left
 }
@@ -99,8 +100,7 @@ func (t *Tokenizer) mergeIDs(out []int, word []int32) []int {
 		push(i)
 	}
 	for len(s.heap) > 0 {
-		var c idCandidate
-		c = s.heap.pop()
+		c := s.heap.pop()
 		// Stale when either side changed since the push: compare the ids
 		// with the pair's table entry again.
 		if s.ids[c.left] < 0 || s.ids[c.right] < 0 || s.next[c.left] != c.right {
