@@ -563,7 +563,7 @@ GLOBL plusMinus<>(SB), RODATA|NOPTR, $64
 	ANDL    $0x3f3f3f3f, R12 /* m0–3 */ ; \
 	SHLQ    $32, DX ; \
 	ORQ     DX, R12 ; \
-	MOVQ    AX, X8 ; \
+	VMOVQ   AX, X8 ; \
 	VPINSRQ $1, R12, X8, X8 /* [sc0–7, m0–7] */
 
 // Q4_KVNNI_ROW adds the super-block of the row at w to acc.

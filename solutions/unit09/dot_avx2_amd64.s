@@ -64,13 +64,13 @@
 
 #define Q4_0AVX2_SETUP \
 	MOVL         $0x0F, AX ; \
-	MOVD         AX, X15 ; \
+	VMOVD        AX, X15 ; \
 	VPBROADCASTB X15, Y15 ; \
 	MOVL         $1, AX ; \
-	MOVD         AX, X14 ; \
+	VMOVD        AX, X14 ; \
 	VPBROADCASTW X14, Y14 ; \
 	MOVL         $8, AX ; \
-	MOVD         AX, X13 ; \
+	VMOVD        AX, X13 ; \
 	VPBROADCASTB X13, Y13
 
 // Q4_0AVX2_ACTS prepares the activation pair at SI: Y0–Y3.
@@ -177,7 +177,7 @@ q4_0a1_loop:
 
 #define Q8_0AVX2_SETUP \
 	MOVL         $1, AX ; \
-	MOVD         AX, X14 ; \
+	VMOVD        AX, X14 ; \
 	VPBROADCASTW X14, Y14
 
 #define Q8_0AVX2_ACTS \
@@ -336,7 +336,7 @@ GLOBL q4kMinsY<>(SB), RODATA|NOPTR, $32
 	ANDL    $0x3f3f3f3f, R12 ; \
 	SHLQ    $32, DX ; \
 	ORQ     DX, R12 ; \
-	MOVQ    AX, X8 ; \
+	VMOVQ   AX, X8 ; \
 	VPINSRQ $1, R12, X8, X8
 
 // Q4_KAVX2_CHUNK adds chunk c of the row at w: quants at qoff, the
@@ -388,7 +388,7 @@ TEXT ·dot4Q4_KAVX2(SB), NOSPLIT, $0-56
 	MOVQ         a+32(FP), SI
 	MOVQ         supers+40(FP), CX
 	MOVL         $0x0F, AX
-	MOVD         AX, X15
+	VMOVD        AX, X15
 	VPBROADCASTB X15, Y15
 	PF_SETUP
 	ZERO_ACCS
@@ -426,7 +426,7 @@ TEXT ·dotQ4_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         a+8(FP), SI
 	MOVQ         supers+16(FP), CX
 	MOVL         $0x0F, AX
-	MOVD         AX, X15
+	VMOVD        AX, X15
 	VPBROADCASTB X15, Y15
 	VXORPS       Y9, Y9, Y9
 	XORQ         BX, BX
@@ -539,10 +539,10 @@ GLOBL q6kPair<>(SB), RODATA|NOPTR, $128
 
 #define Q6_KAVX2_SETUP \
 	MOVL         $0x0F, AX ; \
-	MOVD         AX, X15 ; \
+	VMOVD        AX, X15 ; \
 	VPBROADCASTB X15, Y15 ; \
 	MOVL         $0x30, AX ; \
-	MOVD         AX, X14 ; \
+	VMOVD        AX, X14 ; \
 	VPBROADCASTB X14, Y14
 
 // func dot4Q6_KAVX2(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
