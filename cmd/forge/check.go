@@ -19,11 +19,12 @@ var structural = []struct {
 	{"stubs", "every stub body is a TODO panic naming its challenge and doc", checks.Stubs},
 	{"docs", "docs follow the seven-part format and match the tests", checks.Docs},
 	{"testdata", "every testdata file matches its SHA256SUMS manifest", checks.Testdata},
+	{"asm", "no legacy-SSE instruction runs with dirty upper vector halves (amd64 assembly)", checks.AsmSSE},
 }
 
 func cmdCheck(ctx context.Context, args []string) error {
 	if len(args) != 1 {
-		return usagef("check takes one of: api, imports, stubs, docs, testdata, all")
+		return usagef("check takes one of: api, imports, stubs, docs, testdata, asm, all")
 	}
 	r, err := repo()
 	if err != nil {
@@ -47,7 +48,7 @@ func cmdCheck(ctx context.Context, args []string) error {
 		}
 	}
 	if ran == 0 {
-		return usagef("unknown check %q: want api, imports, stubs, docs, testdata or all", args[0])
+		return usagef("unknown check %q: want api, imports, stubs, docs, testdata, asm or all", args[0])
 	}
 	if failed > 0 {
 		return errFailed

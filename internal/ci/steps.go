@@ -32,6 +32,7 @@ func Steps() []Step {
 		{"structure: stubs are TODO panics naming their challenge", structural(checks.Stubs)},
 		{"docs: seven parts per challenge, matching the tests", structural(checks.Docs)},
 		{"testdata: every file matches its checksum manifest", structural(checks.Testdata)},
+		{"structure: amd64 assembly runs no legacy SSE with dirty upper halves", structural(checks.AsmSSE)},
 		{"go vet: stubs, oracle and tooling", stepVetStubs},
 		{"go vet: reference overlay", stepVetRef},
 		{"staticcheck: stubs, oracle and tooling", stepStaticcheckStubs},
