@@ -37,6 +37,21 @@ type Bar struct {
 	Cmp    Cmp     // how the figure compares with Value
 	Value  float64 // the bar
 	How    string  // how the figure is measured, in one sentence
+
+	// Hardware marks a figure that is a property of the machine as much as
+	// of the code: a share of the memory bandwidth or of the FMA peak. Its
+	// roof is measured in the same run, but how close a kernel can come to
+	// it still depends on the microarchitecture (an AMD Zen 4 runs AVX-512
+	// as two 256-bit halves) and on the neighbours of a shared machine.
+	// `make bossNN` and `make bosses` gate it; CI's `make test` measures and
+	// reports it, margin included, without failing on it (README.md says
+	// why).
+	Hardware bool
+	// Needs names the CPU feature the bar assumes, as Has spells it
+	// ("avx2", "avx512f"); empty when any machine can meet it. Where the
+	// feature is missing the figure is still reported, but the boss says
+	// the bar cannot be measured here instead of passing or failing it.
+	Needs string
 }
 
 // Met reports whether figure x clears the bar.
@@ -48,6 +63,28 @@ func (b Bar) Met(x float64) bool {
 		return x <= b.Value
 	}
 	return true
+}
+
+// Gated reports whether CI's make test fails when the reference misses
+// this bar (see Hardware).
+func (b Bar) Gated() bool { return b.Cmp != Info && !b.Hardware }
+
+// Margin is how far figure x clears the bar, as a fraction of the bar:
+// 0.15 means 15% of headroom, a negative value a miss. For an AtMost bar
+// of 0 (allocations) it is 0 when met.
+func (b Bar) Margin(x float64) float64 {
+	switch {
+	case b.Value == 0:
+		if b.Met(x) {
+			return 0
+		}
+		return -1
+	case b.Cmp == AtLeast:
+		return x/b.Value - 1
+	case b.Cmp == AtMost:
+		return 1 - x/b.Value
+	}
+	return 0
 }
 
 // String renders the bar as "assert-overhead-% <= 5".
@@ -104,9 +141,9 @@ var Table = []Boss{
 	{
 		Unit: 2, Name: "AccurateAndFast", Title: "accurate and fast",
 		Bars: []Bar{
-			{Metric: "softmax-bw-%", Cmp: AtLeast, Value: 60, How: "tensor Softmax over [8192 4096] (128 MiB) against a copy of as many bytes, back to back in one run (PairedRatio): 100·t_copy/t_softmax"},
-			{Metric: "rmsnorm-bw-%", Cmp: AtLeast, Value: 60, How: "tensor RMSNorm over [8192 4096] against a copy, measured the same way"},
-			{Metric: "silu-bw-%", Cmp: AtLeast, Value: 60, How: "SiLU over 2^25 floats against a copy, measured the same way"},
+			{Metric: "softmax-bw-%", Cmp: AtLeast, Value: 60, Hardware: true, Needs: "avx512f", How: "tensor Softmax over [8192 4096] (128 MiB) against a copy of as many bytes, back to back in one run (PairedRatio): 100·t_copy/t_softmax"},
+			{Metric: "rmsnorm-bw-%", Cmp: AtLeast, Value: 60, Hardware: true, Needs: "avx512f", How: "tensor RMSNorm over [8192 4096] against a copy, measured the same way"},
+			{Metric: "silu-bw-%", Cmp: AtLeast, Value: 60, Hardware: true, Needs: "avx512f", How: "SiLU over 2^25 floats against a copy, measured the same way"},
 			{Metric: "copy-GB/s", Cmp: Info, How: "bytes read plus bytes written per second by the copy kernel (bosses.Copy), one timing"},
 		},
 	},
@@ -116,13 +153,13 @@ var Table = []Boss{
 		Bars: []Bar{
 			{Metric: "gemm-peak-%", Cmp: AtLeast, Value: 50, How: "single-thread 1024³ MatMul with the fastest kernel against the register-only FMA probe doing as many flops, back to back in one run (PairedRatio): 100·t_probe/t_gemm"},
 			{Metric: "gemm-x-naive", Cmp: AtLeast, Value: 20, How: "the same MatMul's speed (best of several runs) over MatMulNaive's on the first 64 rows of the same product (one timing)"},
-			{Metric: "gemv-bw-%", Cmp: AtLeast, Value: 70, How: "single-thread MatVec over 8192×8192 weights (256 MiB) against a read-only stream of as many bytes (bosses.Read), back to back: 100·t_read/t_matvec"},
+			{Metric: "gemv-bw-%", Cmp: AtLeast, Value: 70, Hardware: true, How: "single-thread MatVec over 8192×8192 weights (256 MiB) against a read-only stream of as many bytes (bosses.Read), back to back: 100·t_read/t_matvec"},
 			{Metric: "peak-GFLOP/s", Cmp: Info, How: "the FMA probe on the widest vector unit (bosses.Peak)"},
 			{Metric: "gemm-GFLOP/s", Cmp: Info, How: "single-thread 1024³ MatMul"},
 			{Metric: "gemm-2t-GFLOP/s", Cmp: Info, How: "the same on a two-thread Pool"},
 			{Metric: "gemm-x-gonum", Cmp: Info, How: "single-thread speed over gonum's Sgemm with GOMAXPROCS 1"},
 			{Metric: "gemm-2t-x-gonum", Cmp: Info, How: "two-thread speed over gonum's Sgemm with GOMAXPROCS 2"},
-			{Metric: "gemv-2t-bw-%", Cmp: Info, How: "MatVec on two threads against the single-thread read stream"},
+			{Metric: "gemv-2t-bw-%", Cmp: Info, How: "MatVec on two threads against the read stream on two threads (bosses.ReadOn)"},
 		},
 	},
 	{
@@ -155,8 +192,10 @@ var Table = []Boss{
 		Unit: 9, Name: "BandwidthBound", Title: "bandwidth-bound",
 		Gates: []Gate{GateRace},
 		Bars: []Bar{
-			{Metric: "q4_0-bw-%", Cmp: AtLeast, Value: 60, How: "single-thread QMatrix.MulT of one activation row by a 16384×8192 Q4_0 matrix (75 MB) against a read-only stream of as many bytes (bosses.Read), back to back in one run (PairedRatio): 100·t_read/t_matvec"},
-			{Metric: "q4_k-bw-%", Cmp: AtLeast, Value: 60, How: "the same with a Q4_K matrix of the same shape"},
+			{Metric: "q4_0-bw-%", Cmp: AtLeast, Value: 60, Hardware: true, Needs: "avx2", How: "single-thread QMatrix.MulT of one activation row by a 16384×8192 Q4_0 matrix (75 MB) against a read-only stream of as many bytes (bosses.Read), back to back in one run (PairedRatio): 100·t_read/t_matvec"},
+			{Metric: "q4_k-bw-%", Cmp: AtLeast, Value: 60, Hardware: true, Needs: "avx2", How: "the same with a Q4_K matrix of the same shape"},
+			{Metric: "q4_0-2t-bw-%", Cmp: Info, How: "the same product on a two-thread Pool (as the engine decodes on every core) against the read stream on two threads (bosses.ReadOn)"},
+			{Metric: "q4_k-2t-bw-%", Cmp: Info, How: "the same for Q4_K"},
 			{Metric: "q4_0-GB/s", Cmp: Info, How: "bytes of Q4_0 weights per second of that product, one timing"},
 			{Metric: "q4_k-GB/s", Cmp: Info, How: "the same for Q4_K"},
 		},

@@ -1,6 +1,7 @@
 package bosses
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -48,5 +49,47 @@ func TestPairedRatio(t *testing.T) {
 	r := PairedRatio(5, func() { time.Sleep(2 * time.Millisecond) }, func() { time.Sleep(6 * time.Millisecond) })
 	if r < 2 || r > 4.5 {
 		t.Errorf("PairedRatio of a 6 ms task over a 2 ms task = %.2f, want about 3", r)
+	}
+}
+
+func TestBarMargin(t *testing.T) {
+	cases := []struct {
+		bar  Bar
+		x    float64
+		want float64
+	}{
+		{Bar{Cmp: AtLeast, Value: 60}, 69, 0.15},
+		{Bar{Cmp: AtLeast, Value: 60}, 30, -0.5},
+		{Bar{Cmp: AtMost, Value: 10}, 5, 0.5},
+		{Bar{Cmp: AtMost, Value: 10}, 12, -0.2},
+		{Bar{Cmp: AtMost, Value: 0}, 0, 0},
+		{Bar{Cmp: AtMost, Value: 0}, 1, -1},
+	}
+	for _, tc := range cases {
+		if got := tc.bar.Margin(tc.x); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%v: Margin(%g) = %g, want %g", tc.bar, tc.x, got, tc.want)
+		}
+	}
+}
+
+func TestGatedAndNeeds(t *testing.T) {
+	if (Bar{Cmp: AtLeast, Value: 60, Hardware: true}).Gated() {
+		t.Error("a Hardware bar is gated by make test; it must only be reported there")
+	}
+	if !(Bar{Cmp: AtMost, Value: 0}).Gated() {
+		t.Error("a plain bar is not gated")
+	}
+	if (Bar{Cmp: Info}).Gated() {
+		t.Error("an Info figure is gated")
+	}
+	if !Has("") || Has("avx1024") {
+		t.Error(`Has("") must be true and Has of an unknown feature false`)
+	}
+	for _, b := range Table {
+		for _, bar := range b.Bars {
+			if bar.Needs != "" && bar.Needs != "avx2" && bar.Needs != "avx512f" {
+				t.Errorf("unit %d %s: Needs %q is not a feature Has knows", b.Unit, bar.Metric, bar.Needs)
+			}
+		}
 	}
 }

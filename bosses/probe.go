@@ -2,6 +2,7 @@ package bosses
 
 import (
 	"math"
+	"sync"
 	"time"
 )
 
@@ -37,6 +38,32 @@ func PeakRun(flops float64) func() {
 // an array far larger than the caches is the read bandwidth a read-only
 // kernel, such as a matrix–vector product over its weights, can hope for.
 func Read(x []float32) float32 { return readStream(x) }
+
+// ReadOn is Read shared over the given number of threads, each streaming
+// one contiguous part of x, as a matrix–vector product shared over a pool
+// streams its rows: the roof of such a product on that many threads.
+// threads < 1 counts as 1.
+func ReadOn(x []float32, threads int) float32 {
+	if threads <= 1 {
+		return Read(x)
+	}
+	sums := make([]float32, threads)
+	var wg sync.WaitGroup
+	for t := range threads {
+		lo, hi := t*len(x)/threads, (t+1)*len(x)/threads
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums[t] = Read(x[lo:hi])
+		}()
+	}
+	wg.Wait()
+	var s float32
+	for _, v := range sums {
+		s += v
+	}
+	return s
+}
 
 func readGo(x []float32) float32 {
 	var s0, s1, s2, s3 float32

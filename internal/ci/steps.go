@@ -311,7 +311,7 @@ func stepBosses(ctx context.Context, e *Env) error {
 	}
 	g, err := grade.New(ctx, grade.Options{
 		Repo: e.Repo, Selection: overlay.Selection{Impl: overlay.Ref, Deps: overlay.Ref},
-		Boss: grade.BossFull, BenchCount: 3, Short: true, OnlyBoss: true,
+		Boss: grade.BossFull, BenchCount: 3, Short: true, OnlyBoss: true, ReportHardware: true,
 	})
 	if err != nil {
 		return err

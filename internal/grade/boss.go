@@ -42,6 +42,13 @@ type Figure struct {
 	Value float64
 	Found bool // the benchmark reported this metric
 	Met   bool
+	// NotHere says why the bar cannot be measured on this machine (it
+	// needs a CPU feature this one lacks); the figure neither meets nor
+	// misses it.
+	NotHere string
+	// ReportedOnly marks a missed Hardware bar in CI's report mode
+	// (Options.ReportHardware): shown, not failed.
+	ReportedOnly bool
 }
 
 // boss runs the boss's correctness tests, then its gates and benchmark.
@@ -86,14 +93,21 @@ func (g *Grader) boss(ctx context.Context, u workbook.Unit, boss bosses.Boss, bi
 		br.Tests = append(br.Tests, *todo)
 		return br, nil
 	}
+	var notHere []string
 	for _, bar := range boss.Bars {
 		f := Figure{Bar: bar}
 		if vals := figs[bar.Metric]; len(vals) > 0 {
 			f.Value, f.Found = bosses.Median(vals), true
 			f.Met = bar.Met(f.Value)
 		}
+		if bar.Cmp != bosses.Info && !bosses.Has(bar.Needs) {
+			f.NotHere = fmt.Sprintf("needs %s; this machine is %s", bar.Needs, bosses.Class())
+			notHere = append(notHere, bar.Metric)
+		} else if bar.Hardware && g.opt.ReportHardware && f.Found && !f.Met {
+			f.ReportedOnly = true
+		}
 		br.Figures = append(br.Figures, f)
-		if bar.Cmp == bosses.Info {
+		if bar.Cmp == bosses.Info || f.NotHere != "" || f.ReportedOnly {
 			continue
 		}
 		if !f.Met && br.Status == Pass {
@@ -105,7 +119,21 @@ func (g *Grader) boss(ctx context.Context, u workbook.Unit, boss bosses.Boss, bi
 			}
 		}
 	}
+	if len(notHere) > 0 && br.Status == Pass {
+		br.Status = Skip
+		br.Detail = fmt.Sprintf("%s cannot be measured on this machine (%s): see the bar matrix in docs/README.md",
+			strings.Join(notHere, ", "), br.Figures[indexOf(br.Figures, notHere[0])].NotHere)
+	}
 	return br, nil
+}
+
+func indexOf(fs []Figure, metric string) int {
+	for i, f := range fs {
+		if f.Bar.Metric == metric {
+			return i
+		}
+	}
+	return 0
 }
 
 // testDetail is the one-line reason of the first test that did not pass.

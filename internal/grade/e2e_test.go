@@ -97,9 +97,13 @@ func report(t *testing.T, r workbook.Repo, sel overlay.Selection, tmp string) []
 		buf.WriteString(grade.StartingLine + "\n")
 	}
 	out := figureRE.ReplaceAll(buf.Bytes(), []byte("${1}# "))
+	out = marginRE.ReplaceAll(out, []byte("margin #"))
 	return bytes.ReplaceAll(out, []byte(tmp), []byte("MUTANT_DIR"))
 }
 
 // figureRE matches the measured number on a boss figure line, with the
 // padding after it (whose width depends on the number).
 var figureRE = regexp.MustCompile(`(?m)^(       \S+\s+)-?[0-9][0-9.e+-]*\s+`)
+
+// marginRE matches the measured margin after a bar's verdict.
+var marginRE = regexp.MustCompile(`margin [+-][0-9]+%`)

@@ -52,7 +52,7 @@ func RenderBoss(w io.Writer, u workbook.Unit, b BossResult, verbose bool) {
 		}
 		fmt.Fprintf(w, "  %-39s not attempted (%s)\n", clip(label, 39), why)
 		return
-	case Pass, Fail:
+	case Pass, Fail, Skip:
 		fmt.Fprintf(w, "  %-39s %-8s %s\n", clip(label, 39), b.Status, b.Detail)
 	default:
 		fmt.Fprintf(w, "  %-39s %-8s %s\n", clip(label, 39), b.Status, b.Detail)
@@ -88,8 +88,16 @@ func figureText(f Figure) string {
 		return fmt.Sprintf("%-20s %-10.4g (reported, no bar)", f.Bar.Metric, f.Value)
 	}
 	verdict := "met"
-	if !f.Met {
+	switch {
+	case f.NotHere != "":
+		verdict = "not measurable here (" + f.NotHere + ")"
+	case f.ReportedOnly:
+		verdict = "MISSED (a hardware bar: reported, not gated here)"
+	case !f.Met:
 		verdict = "MISSED"
+	}
+	if f.Bar.Value != 0 && f.NotHere == "" {
+		verdict += fmt.Sprintf(", margin %+.0f%%", 100*f.Bar.Margin(f.Value))
 	}
 	return fmt.Sprintf("%-20s %-10.4g bar %s %-8g %s", f.Bar.Metric, f.Value, f.Bar.Cmp, f.Bar.Value, verdict)
 }
