@@ -22,8 +22,11 @@ UNIT ?=
 CH   ?=
 
 SELECT := --impl '$(IMPL)' $(if $(DEPS),--deps '$(DEPS)')
-# The engine is built from the reference unless IMPL is given.
-ENGINE_IMPL := $(if $(filter command line environment,$(origin IMPL)),$(IMPL),ref)
+# The engine is built from the reference unless IMPL or DEPS is given:
+# `make engine DEPS=auto` builds it from your units where their tests pass
+# and the reference elsewhere, `make engine DEPS=ref:03,09` from yours but
+# units 03 and 09.
+ENGINE_IMPL := $(if $(filter command line environment,$(origin IMPL)),$(IMPL),$(if $(DEPS),mine,ref))
 
 UNITS        := 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15
 UNIT_TARGETS := $(addprefix unit,$(UNITS))
@@ -40,6 +43,8 @@ help:
 	@echo 'Instructor:'
 	@echo '  make unit01 IMPL=ref       grade the reference solution'
 	@echo '  make unit05 DEPS=ref       your unit05 on top of the reference units 00-04'
+	@echo '  make unit05 DEPS=auto      ... on your units where their tests pass, the reference elsewhere'
+	@echo '  make unit05 DEPS=ref:03,04 ... on your units but 03 and 04'
 	@echo '  make unit01 IMPL=DIR       grade a folder that mirrors solutions/ (a student'"'"'s submission)'
 	@echo '  make bosses IMPL=ref       every boss figure against its bar'
 	@echo 'Project:'
@@ -74,8 +79,8 @@ test: tools forge
 
 engine: forge
 	@mkdir -p bin
-	$(GO) build -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" -o bin/llm ./cmd/llm
-	@echo "built bin/llm from impl $(ENGINE_IMPL)"
+	$(GO) build -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)' $(if $(DEPS),--deps '$(DEPS)'))" -o bin/llm ./cmd/llm
+	@echo "built bin/llm from impl $(ENGINE_IMPL)$(if $(DEPS), deps $(DEPS))"
 
 # The engine's first run, offline: a tiny model of random weights (so its
 # text is word salad), a streamed generation with its speed, and a short

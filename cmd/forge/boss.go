@@ -33,7 +33,7 @@ func cmdBoss(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := sel.selection(units)
+	s, err := sel.selection(ctx, units)
 	if err != nil {
 		return err
 	}

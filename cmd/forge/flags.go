@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
 	"os"
@@ -36,11 +37,14 @@ type selectionFlags struct {
 
 func (s *selectionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.impl, "impl", overlay.Mine, "implementation of the units named: mine, ref or a folder mirroring solutions/")
-	fs.StringVar(&s.deps, "deps", "", "implementation of the other units (default: the same as --impl)")
+	fs.StringVar(&s.deps, "deps", "", "implementation of the other units: mine, ref, a folder, ref:03,04 (those from the reference, the rest yours) or auto (yours where your tests pass); default: the same as --impl")
 }
 
-// selection builds the overlay selection for the units named.
-func (s *selectionFlags) selection(units []workbook.Unit) (overlay.Selection, error) {
+// selection builds the overlay selection for the units named. Besides
+// mine, ref and a folder, --deps takes ref:03,04 (those units from the
+// reference, the others yours) and auto (each unit yours where its tests
+// pass, else the reference: see overlay.Auto).
+func (s *selectionFlags) selection(ctx context.Context, units []workbook.Unit) (overlay.Selection, error) {
 	impl, deps := strings.TrimSpace(s.impl), strings.TrimSpace(s.deps)
 	if impl == "" {
 		impl = overlay.Mine
@@ -48,15 +52,32 @@ func (s *selectionFlags) selection(units []workbook.Unit) (overlay.Selection, er
 	if deps == "" {
 		deps = impl
 	}
+	base, pick, auto, special, err := overlay.ParseDeps(deps)
+	if err != nil {
+		return overlay.Selection{}, usagef("%v", err)
+	}
+	if special {
+		deps = base
+	}
 	for _, v := range []string{impl, deps} {
 		if v == overlay.Mine || v == overlay.Ref {
 			continue
 		}
 		if fi, err := os.Stat(v); err != nil || !fi.IsDir() {
-			return overlay.Selection{}, usagef("implementation %q: want mine, ref or an existing folder that mirrors solutions/", v)
+			return overlay.Selection{}, usagef("implementation %q: want mine, ref or an existing folder that mirrors solutions/ (and for --deps also ref:03,04 or auto)", v)
 		}
 	}
-	return overlay.Selection{Units: units, Impl: impl, Deps: deps}, nil
+	sel := overlay.Selection{Units: units, Impl: impl, Deps: deps, Pick: pick}
+	if auto {
+		r, err := repo()
+		if err != nil {
+			return overlay.Selection{}, err
+		}
+		if sel.Pick, err = overlay.Auto(ctx, r, sel, os.Stderr); err != nil {
+			return overlay.Selection{}, err
+		}
+	}
+	return sel, nil
 }
 
 // parseUnits turns positional arguments into units; none means every

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmforge/forge/internal/grade"
+	"github.com/llmforge/forge/internal/overlay"
 	"github.com/llmforge/forge/internal/workbook"
 )
 
@@ -36,7 +37,7 @@ func cmdGrade(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := sel.selection(units)
+	s, err := sel.selection(ctx, units)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func cmdGrade(ctx context.Context, args []string) error {
 		if i > 0 {
 			fmt.Println()
 		}
-		grade.Render(os.Stdout, res, s.For(otherUnit(u)), *verbose)
+		grade.Render(os.Stdout, res, s.DepsLabel(), *verbose)
 		results = append(results, res)
 		ok = ok && grade.Passed(res)
 	}
@@ -71,14 +72,6 @@ func cmdGrade(ctx context.Context, args []string) error {
 		return errFailed
 	}
 	return nil
-}
-
-// otherUnit is some unit other than u, to ask a selection what deps are.
-func otherUnit(u workbook.Unit) workbook.Unit {
-	if u == 0 {
-		return 1
-	}
-	return 0
 }
 
 func cmdProgress(ctx context.Context, args []string) error {
@@ -97,7 +90,10 @@ func cmdProgress(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := sel.selection(nil)
+	if _, _, _, special, _ := overlay.ParseDeps(sel.deps); special {
+		return usagef("progress grades every unit as --impl names it, on top of the same; --deps %s is for one unit (make unit05 DEPS=%s) or the engine (make engine DEPS=%s)", sel.deps, sel.deps, sel.deps)
+	}
+	s, err := sel.selection(ctx, nil)
 	if err != nil {
 		return err
 	}

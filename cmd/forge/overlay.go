@@ -31,7 +31,7 @@ func cmdOverlay(ctx context.Context, args []string) error {
 	if len(units) == 0 {
 		us = nil // every unit takes --impl
 	}
-	s, err := sel.selection(us)
+	s, err := sel.selection(ctx, us)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func cmdOverlay(ctx context.Context, args []string) error {
 	}
 	// A stable name per checkout and selection, so the path can be reused in
 	// a shell: go test -overlay "$(forge overlay --impl ref)" ./unit01
-	key := fmt.Sprintf("%s|%v|%s|%s", r.Root, s.Units, s.Impl, s.Deps)
+	key := r.Root + "|" + s.Key()
 	name := fmt.Sprintf("forge-overlay-%x.json", sha256.Sum256([]byte(key)))[:30] + ".json"
 	path, err := ov.Write(os.TempDir(), filepath.Base(name))
 	if err != nil {
@@ -66,7 +66,7 @@ func cmdMaterialize(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := sel.selection(nil)
+	s, err := sel.selection(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/llmforge/forge/internal/workbook"
 )
@@ -30,19 +32,61 @@ type Selection struct {
 	// Impl and Deps are Mine, Ref or a folder that mirrors solutions/ (it holds
 	// unitNN/ folders). A unit missing from such a folder uses Ref.
 	Impl, Deps string
+	// Pick chooses the implementation of single units that are not under
+	// test, over Deps (and over Impl when Units is empty): DEPS=ref:03,04
+	// and DEPS=auto fill it.
+	Pick map[workbook.Unit]string
 }
 
 // For returns the implementation a unit is built from under s.
 func (s Selection) For(u workbook.Unit) string {
-	if len(s.Units) == 0 {
-		return s.Impl
-	}
 	for _, t := range s.Units {
 		if t == u {
 			return s.Impl
 		}
 	}
+	if impl, ok := s.Pick[u]; ok {
+		return impl
+	}
+	if len(s.Units) == 0 {
+		return s.Impl
+	}
 	return s.Deps
+}
+
+// DepsLabel describes what the units not under test are built from, for
+// a report's header: "ref", or "mine, ref for unit03 unit04" with picks.
+func (s Selection) DepsLabel() string {
+	base := s.Deps
+	if len(s.Units) == 0 {
+		base = s.Impl
+	}
+	byImpl := map[string][]string{}
+	var impls []string
+	for u := range workbook.Unit(workbook.NumUnits) {
+		if impl, ok := s.Pick[u]; ok && impl != base && !slices.Contains(s.Units, u) {
+			if byImpl[impl] == nil {
+				impls = append(impls, impl)
+			}
+			byImpl[impl] = append(byImpl[impl], u.Dir())
+		}
+	}
+	label := base
+	for _, impl := range impls {
+		label += ", " + impl + " for " + strings.Join(byImpl[impl], " ")
+	}
+	return label
+}
+
+// Key identifies the selection in full, for naming files derived from it.
+func (s Selection) Key() string {
+	key := fmt.Sprintf("%v|%s|%s", s.Units, s.Impl, s.Deps)
+	for u := range workbook.Unit(workbook.NumUnits) {
+		if impl, ok := s.Pick[u]; ok {
+			key += fmt.Sprintf("|%s=%s", u, impl)
+		}
+	}
+	return key
 }
 
 // Overlay is the JSON document that `go build -overlay` reads.

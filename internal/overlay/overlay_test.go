@@ -118,3 +118,36 @@ func TestMaterialize(t *testing.T) {
 		t.Error("Materialize into an existing folder returned no error")
 	}
 }
+
+func TestParseDepsAndPick(t *testing.T) {
+	base, pick, auto, ok, err := ParseDeps("ref:03,4")
+	if err != nil || !ok || auto || base != Mine {
+		t.Fatalf("ParseDeps(ref:03,4) = %q, %v, auto %v, ok %v, err %v", base, pick, auto, ok, err)
+	}
+	s := Selection{Units: []workbook.Unit{5}, Impl: Mine, Deps: base, Pick: pick}
+	for u, want := range map[workbook.Unit]string{0: Mine, 3: Ref, 4: Ref, 5: Mine, 2: Mine} {
+		if got := s.For(u); got != want {
+			t.Errorf("DEPS=ref:03,4: unit %d is built from %q, want %q", u, got, want)
+		}
+	}
+	// The engine's overlay names no unit under test: picks override Impl.
+	e := Selection{Impl: Mine, Pick: pick}
+	if e.For(3) != Ref || e.For(1) != Mine {
+		t.Errorf("engine selection with picks: 03 from %q, 01 from %q; want ref, mine", e.For(3), e.For(1))
+	}
+	if _, _, auto, ok, _ := ParseDeps("auto"); !auto || !ok {
+		t.Error("ParseDeps(auto) is not auto")
+	}
+	if _, _, _, ok, _ := ParseDeps("ref"); ok {
+		t.Error("plain ref is not a special form")
+	}
+	if _, _, _, _, err := ParseDeps("ref:3x"); err == nil {
+		t.Error("ref:3x: want an error naming the bad unit")
+	}
+	if got := s.DepsLabel(); got != "mine, ref for unit03 unit04" {
+		t.Errorf("DepsLabel = %q, want %q", got, "mine, ref for unit03 unit04")
+	}
+	if s.Key() == (Selection{Units: s.Units, Impl: Mine, Deps: Mine}).Key() {
+		t.Error("Key ignores the picks: two selections would share an overlay file")
+	}
+}
