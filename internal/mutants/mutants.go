@@ -12,17 +12,23 @@
 // Caught-by lists the challenges (and "boss") whose tests must fail on it.
 // Build-flags, optional, are added when the tests are compiled: a data race
 // is only caught for certain under the race detector.
+//
+// The diff is applied by `git apply`, which every machine that cloned the
+// workbook has: a diff, unlike a whole copy of the file, stops applying
+// the day the reference around the mistake changes, so a mutant never
+// silently tests yesterday's code.
 package mutants
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/llmforge/forge/internal/patch"
 	"github.com/llmforge/forge/internal/workbook"
 )
 
@@ -36,8 +42,8 @@ type Mutant struct {
 	Description string   // the "Mutant:" header
 	CaughtBy    []string // challenge ids, or "boss"
 	BuildFlags  []string // extra go test flags, from the optional "Build-flags:" header
-	Files       []patch.File
-	Path        string // the patch file
+	Files       []string // the files the diff changes, relative to the repository root
+	Path        string   // the patch file
 }
 
 // ID is "unit01/offset-twice".
@@ -72,10 +78,7 @@ func LoadFile(path string) (Mutant, error) {
 	if err != nil {
 		return Mutant{}, err
 	}
-	preamble, files, err := patch.Parse(data)
-	if err != nil {
-		return Mutant{}, fmt.Errorf("%s: %v", path, err)
-	}
+	preamble, files := splitPatch(data)
 	m := Mutant{Unit: u, Name: filepath.Base(dir), Files: files, Path: path}
 	sc := bufio.NewScanner(strings.NewReader(preamble))
 	for sc.Scan() {
@@ -101,41 +104,75 @@ func LoadFile(path string) (Mutant, error) {
 	}
 	prefix := "solutions/" + u.Dir() + "/"
 	for _, f := range files {
-		if !strings.HasPrefix(f.NewPath, prefix) || strings.Contains(strings.TrimPrefix(f.NewPath, prefix), "/") {
-			return Mutant{}, fmt.Errorf("%s: patches %q; a mutant of %s may only change files directly in %s", path, f.NewPath, u, prefix)
+		if !strings.HasPrefix(f, prefix) || strings.Contains(strings.TrimPrefix(f, prefix), "/") {
+			return Mutant{}, fmt.Errorf("%s: patches %q; a mutant of %s may only change files directly in %s", path, f, u, prefix)
 		}
 	}
 	return m, nil
+}
+
+// splitPatch returns the header (everything before the first "--- "
+// line) and the paths the diff writes (its "+++ b/..." lines).
+func splitPatch(data []byte) (preamble string, files []string) {
+	lines := strings.SplitAfter(string(data), "\n")
+	head := len(lines)
+	for i, l := range lines {
+		if strings.HasPrefix(l, "--- ") && head == len(lines) {
+			head = i
+		}
+		if name, ok := strings.CutPrefix(strings.TrimRight(l, "\r\n"), "+++ "); ok && head < len(lines) {
+			name, _, _ = strings.Cut(name, "\t")
+			files = append(files, strings.TrimPrefix(name, "b/"))
+		}
+	}
+	return strings.Join(lines[:head], ""), files
 }
 
 // Write creates dst/unitNN/ holding the unit's reference files with the
 // mutant applied: a folder that `forge grade --impl DST` can grade (units it
 // lacks come from the reference).
 func (m Mutant) Write(r workbook.Repo, dst string) error {
-	out := filepath.Join(dst, m.Unit.Dir())
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	names, err := workbook.ImplFiles(r.SolutionDir(m.Unit))
+	// Apply in a scratch tree laid out like the repository, outside any
+	// git repository, so that git apply acts on exactly these files.
+	tmp, err := os.MkdirTemp("", "forge-mutant-")
 	if err != nil {
 		return err
 	}
-	contents := map[string][]byte{}
+	defer os.RemoveAll(tmp)
+	rel := filepath.Join("solutions", m.Unit.Dir())
+	if err := copyImpl(r.SolutionDir(m.Unit), filepath.Join(tmp, rel)); err != nil {
+		return err
+	}
+	patchPath, err := filepath.Abs(m.Path)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("git", "apply", "--whitespace=nowarn", patchPath)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(tmp))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("mutant %s no longer applies (was the solution edited? re-create the patch): %s", m.ID(), strings.TrimSpace(stderr.String()))
+	}
+	return copyImpl(filepath.Join(tmp, rel), filepath.Join(dst, m.Unit.Dir()))
+}
+
+// copyImpl copies a unit's implementation files from src into dst.
+func copyImpl(src, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	names, err := workbook.ImplFiles(src)
+	if err != nil {
+		return err
+	}
 	for _, n := range names {
-		if contents[n], err = os.ReadFile(filepath.Join(r.SolutionDir(m.Unit), n)); err != nil {
+		data, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
 			return err
 		}
-	}
-	for _, f := range m.Files {
-		name := filepath.Base(f.NewPath)
-		applied, err := patch.Apply(contents[name], f)
-		if err != nil {
-			return fmt.Errorf("mutant %s no longer applies (was the solution edited? re-create the patch): %v", m.ID(), err)
-		}
-		contents[name] = applied
-	}
-	for n, data := range contents {
-		if err := os.WriteFile(filepath.Join(out, n), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dst, n), data, 0o644); err != nil {
 			return err
 		}
 	}
