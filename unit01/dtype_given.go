@@ -2,7 +2,7 @@
 // buffer. It builds shapes and storage (1.1), an arena for scratch memory
 // (1.2), views that never copy (1.3), and half-precision conversions (1.4).
 //
-// Read docs/unit01.md first. Files named given*.go or *_given.go are
+// Read docs/unit01.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to fill in.
 package unit01
 

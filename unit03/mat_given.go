@@ -3,7 +3,7 @@
 // micro-kernels in Go assembly (3.4) and the matrix–vector product that
 // dominates decoding (3.5).
 //
-// Read docs/unit03.md first. Files named given*.go or *_given.go are
+// Read docs/unit03.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to
 // fill in.
 package unit03

@@ -5,7 +5,7 @@
 // streaming (4.5), and a small reader of a GGUF file's tokenizer metadata
 // (4.6).
 //
-// Read docs/unit04.md first. Files named given*.go or *_given.go are
+// Read docs/unit04.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to
 // fill in.
 package unit04

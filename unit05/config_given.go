@@ -3,7 +3,7 @@
 // causal grouped-query attention (5.3), the SwiGLU feed-forward block
 // (5.4), and the whole pre-norm forward pass from tokens to logits (5.5).
 //
-// Read docs/unit05.md first. Files named given*.go or *_given.go are
+// Read docs/unit05.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to
 // fill in.
 package unit05

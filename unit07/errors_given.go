@@ -5,7 +5,7 @@
 // (7.2), gives the same logits as a full forward pass (7.3), and is reset or
 // truncated for reuse, with a clear error when the context is full (7.4).
 //
-// Read docs/unit07.md first. Files named given*.go or *_given.go are
+// Read docs/unit07.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to
 // fill in.
 package unit07

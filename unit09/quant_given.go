@@ -3,7 +3,7 @@
 // quantized weights with quantized activations, in Go and in SIMD assembly
 // (9.3); and QMatrix, a quantized unit05.Matrix for the forward pass (9.4).
 //
-// Read docs/unit09.md first. Files named given*.go or *_given.go are
+// Read docs/unit09.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to
 // fill in.
 package unit09

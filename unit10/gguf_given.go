@@ -5,7 +5,7 @@
 // and unit04's tokenizer (10.4), and conformance with llama.cpp on models
 // this package generates (10.5).
 //
-// Read docs/unit10.md first. Files named given*.go or *_given.go are
+// Read docs/unit10.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to
 // fill in.
 package unit10

@@ -4,7 +4,7 @@
 // session (11.3), and text streamed as it comes, whole characters only,
 // with stop strings and cancellation (11.4).
 //
-// Read docs/unit11.md first. Files named given*.go or *_given.go are
+// Read docs/unit11.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to
 // fill in.
 package unit11

@@ -154,7 +154,7 @@ func (o Overlay) swap(unitDir, src string) error {
 		return err
 	}
 	if len(repl) == 0 {
-		return fmt.Errorf("%s holds no implementation files (.go or .s, not tests, not given*.go)", src)
+		return fmt.Errorf("%s holds no implementation files (.go or .s, not tests, not *_given.go)", src)
 	}
 	for _, name := range repl {
 		o.Replace[filepath.Join(unitDir, name)] = filepath.Join(src, name)

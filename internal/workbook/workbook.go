@@ -133,8 +133,8 @@ func IsSource(name string) bool {
 }
 
 // IsGiven reports whether a file is scaffolding that stays in unitNN/ in
-// every swap: its name (without extension and without _GOOS/_GOARCH
-// suffixes) starts with "given" or ends with "_given".
+// every swap: its name, without the extension and the _GOOS/_GOARCH
+// suffixes, ends with "_given" (errors_given.go, cpu_given_amd64.go).
 func IsGiven(name string) bool {
 	stem := strings.TrimSuffix(name, filepath.Ext(name))
 	stem = strings.TrimSuffix(stem, "_test")
@@ -143,7 +143,7 @@ func IsGiven(name string) bool {
 		parts = parts[:len(parts)-1]
 	}
 	stem = strings.Join(parts, "_")
-	return strings.HasPrefix(stem, "given") || strings.HasSuffix(stem, "_given")
+	return strings.HasSuffix(stem, "_given")
 }
 
 // IsImpl reports whether a file is part of an implementation that a swap

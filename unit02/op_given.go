@@ -3,7 +3,7 @@
 // normalisation (2.3), softmax (2.4) and reductions (2.5), each with a
 // plain-slice fast path for the hot loops of later units.
 //
-// Read docs/unit02.md first. Files named given*.go are scaffolding you do
+// Read docs/unit02.md first. Files whose names end in _given.go are scaffolding you do
 // not write; every other file holds stubs for you to fill in.
 package unit02
 

@@ -2,7 +2,7 @@
 // floating-point numbers are close enough (0.1), failing loudly when an
 // invariant breaks (0.2), and logging at a chosen level (0.3).
 //
-// Read docs/unit00.md first. Files named given*.go are scaffolding you do not
+// Read docs/unit00.md first. Files whose names end in _given.go are scaffolding you do not
 // write; every other file holds stubs for you to fill in.
 package unit00
 
