@@ -30,6 +30,7 @@ type Env struct {
 	Staticcheck string // path of the staticcheck binary
 	Tmp         string
 	out         *bytes.Buffer // the running step's output
+	report      *bytes.Buffer // what the running step shows even when it passes
 }
 
 // Run runs steps in order, printing a line per step to w (and the output
@@ -38,7 +39,7 @@ func Run(ctx context.Context, w io.Writer, e *Env, steps []Step) int {
 	passed, failed := 0, 0
 	start := time.Now()
 	for _, s := range steps {
-		e.out = &bytes.Buffer{}
+		e.out, e.report = &bytes.Buffer{}, &bytes.Buffer{}
 		t0 := time.Now()
 		fmt.Fprintf(w, "==> %s\n", s.Name)
 		err := s.Run(ctx, e)
@@ -53,6 +54,11 @@ func Run(ctx context.Context, w io.Writer, e *Env, steps []Step) int {
 		}
 		passed++
 		fmt.Fprintf(w, "    ok (%v)\n", took)
+		for _, l := range strings.Split(strings.TrimRight(e.report.String(), "\n"), "\n") {
+			if l != "" {
+				fmt.Fprintf(w, "    | %s\n", l)
+			}
+		}
 	}
 	fmt.Fprintf(w, "\nmake test: %d passed, %d failed (%v)\n", passed, failed, time.Since(start).Round(time.Second))
 	return failed
@@ -75,6 +81,13 @@ func (e *Env) Cmd(ctx context.Context, env []string, name string, args ...string
 		return fmt.Errorf("%s %s: %v", name, firstArgs(args), err)
 	}
 	return nil
+}
+
+// Reportf writes to the running step's report, which is shown whether
+// the step passes or not (its log is shown only when it fails).
+func (e *Env) Reportf(format string, args ...any) {
+	fmt.Fprintf(e.report, format, args...)
+	fmt.Fprintf(e.out, format, args...)
 }
 
 // Logf writes to the running step's log.

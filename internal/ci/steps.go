@@ -328,7 +328,10 @@ func stepBosses(ctx context.Context, e *Env) error {
 			failed++
 			continue
 		}
-		grade.RenderBoss(e.out, u, *res.Boss, true)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s · %s\n", u, u.Title())
+		grade.RenderBoss(&b, u, *res.Boss, res.Boss.Status != grade.Pass)
+		e.Reportf("%s", b.String())
 		if res.Boss.Status != grade.Pass {
 			failed++
 		}
