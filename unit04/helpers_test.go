@@ -192,7 +192,7 @@ func checkVocabCases(t *testing.T, names ...string) {
 			for i, c := range vocabCases(t, name) {
 				got := tk.Encode(c.Text, opt)
 				if diff := cmp.Diff(c.IDs, got); diff != "" {
-					t.Errorf("ggml-vocab-%s.gguf, test string %d %q: Encode(%+v) gives other ids than llama.cpp (%s)\n(-llama.cpp's ids in ggml-vocab-%s.gguf.out, +got):\n%s",
+					t.Errorf("ggml-vocab-%s.gguf, test string %d %q: Encode with EncodeOptions%+v gives other ids than llama.cpp (%s)\n(-llama.cpp's ids in ggml-vocab-%s.gguf.out, +got):\n%s",
 						name, i, c.Text, opt, firstDiff(got, c.IDs), name, diff)
 					if bad++; bad >= 5 {
 						t.FailNow()
