@@ -78,7 +78,7 @@ func (p PreTokenizer) String() string {
 }
 
 // DeepSeekLLMLetters is the letter class of DeepSeek LLM's second
-// expression, written out in its tokenizer as 84 ranges: the cased letters
+// expression, 84 ranges once adjacent ones are merged: the cased letters
 // (upper, lower and title case) of Latin, Greek, Cyrillic, Armenian,
 // Georgian, Cherokee, Glagolitic, Coptic, Deseret and a few more scripts, as
 // Unicode assigned them when the tokenizer was made. Letters of scripts
