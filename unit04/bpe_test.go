@@ -108,6 +108,13 @@ func TestC4_3_EncodeGPT2(t *testing.T) {
 	}
 }
 
+// TestC4_3_LlamaCppVocabs runs llama.cpp's own tokenizer test for every
+// byte-level vocabulary it ships that this tokenizer supports: each
+// pre-tokenizer family (4.2) with its real merges.
+func TestC4_3_LlamaCppVocabs(t *testing.T) {
+	checkVocabCases(t, "gpt-2", "starcoder", "refact", "falcon", "deepseek-coder", "deepseek-llm")
+}
+
 func TestC4_3_SpecialTokens(t *testing.T) {
 	tk := newTokenizer(t, "gpt-2")
 	for _, c := range llamaCpp(t, "gpt-2") {

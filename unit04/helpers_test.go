@@ -4,8 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/llmforge/forge/oracle"
 )
@@ -124,4 +129,76 @@ func firstDiff(got, want []int) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(got), len(want))
+}
+
+// vocabCase is one test string of llama.cpp's tokenizer test for a
+// vocabulary (models/ggml-vocab-NAME.gguf.inp and .out, read by its
+// tests/test-tokenizer-0): the text and its ids, without BOS or EOS and
+// with special tokens not parsed.
+type vocabCase struct {
+	Text string
+	IDs  []int
+}
+
+// vocabCases reads testdata/ggml-vocab-NAME.gguf.inp, the strings separated
+// by "\n__ggml_vocab_test__\n" (the file ends with one), and .out, one line
+// of space-separated ids per string.
+func vocabCases(t testing.TB, name string) []vocabCase {
+	t.Helper()
+	base := "testdata/ggml-vocab-" + name + ".gguf"
+	inp, err := os.ReadFile(base + ".inp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(base + ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sep = "\n__ggml_vocab_test__\n"
+	texts := strings.Split(strings.TrimSuffix(string(inp), sep), sep)
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(texts) != len(lines) {
+		t.Fatalf("%s: %d strings in .inp but %d lines in .out", base, len(texts), len(lines))
+	}
+	cases := make([]vocabCase, len(texts))
+	for i, text := range texts {
+		cases[i].Text = text
+		for _, f := range strings.Fields(lines[i]) {
+			id, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("%s.out line %d: %v", base, i+1, err)
+			}
+			cases[i].IDs = append(cases[i].IDs, id)
+		}
+	}
+	return cases
+}
+
+// checkVocabCases encodes every test string of llama.cpp's for the
+// vocabulary files names and compares with its ids.
+//
+// llama.cpp cuts user-defined tokens out of the text even when it does not
+// parse special tokens (only control tokens wait for parse_special), and
+// DeepSeek's vocabularies make single characters such as "ü" user-defined
+// tokens. Encode matches them only with ParseSpecial, so for a vocabulary
+// that has user-defined tokens the strings are encoded with it: none of
+// them holds the text of a control token, where the two would part.
+func checkVocabCases(t *testing.T, names ...string) {
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			tk := newTokenizer(t, name)
+			opt := EncodeOptions{ParseSpecial: slices.Contains(testVocab(t, name).Types, TypeUserDefined)}
+			bad := 0
+			for i, c := range vocabCases(t, name) {
+				got := tk.Encode(c.Text, opt)
+				if diff := cmp.Diff(c.IDs, got); diff != "" {
+					t.Errorf("ggml-vocab-%s.gguf, test string %d %q: Encode with EncodeOptions%+v gives other ids than llama.cpp (%s)\n(-llama.cpp's ids in ggml-vocab-%s.gguf.out, +got):\n%s",
+						name, i, c.Text, opt, firstDiff(got, c.IDs), name, diff)
+					if bad++; bad >= 5 {
+						t.FailNow()
+					}
+				}
+			}
+		})
+	}
 }

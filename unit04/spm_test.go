@@ -18,6 +18,12 @@ func TestC4_4_EncodeSPM(t *testing.T) {
 	}
 }
 
+// TestC4_4_LlamaCppVocabs runs llama.cpp's own tokenizer test for its
+// SentencePiece vocabularies (Llama 2's and Phi-3's).
+func TestC4_4_LlamaCppVocabs(t *testing.T) {
+	checkVocabCases(t, "llama-spm", "phi-3")
+}
+
 func TestC4_4_ByteFallback(t *testing.T) {
 	tk := newTokenizer(t, "phi-3")
 	// 🫠 (U+1FAE0) is not in the vocabulary: its four UTF-8 bytes F0 9F AB A0

@@ -2,6 +2,8 @@ package unit04
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -9,23 +11,23 @@ import (
 )
 
 // ParsePre maps a tokenizer.ggml.pre value to its pre-tokenizer, with the
-// aliases llama.cpp gives exactly the same behaviour. Any other name is an
-// error wrapping unit00.ErrUnsupported; so is an empty one (no pre key) or
-// "default": llama.cpp then uses a fourth, punctuation-first split that this
-// tokenizer does not implement, and guessing GPT-2's would silently give
-// other ids.
+// aliases llama.cpp gives exactly the same behaviour (the table preNames).
+// Any other name is an error wrapping unit00.ErrUnsupported; so is an empty
+// one (no pre key) or "default": llama.cpp then uses a punctuation-first
+// split that this tokenizer does not implement, and guessing GPT-2's would
+// silently give other ids. The error lists the canonical names.
 func ParsePre(name string) (PreTokenizer, error) {
-	switch name {
-	case "gpt-2", "phi-2", "mpt", "olmo":
-		return PreGPT2, nil
-	case "llama3", "llama-v3", "llama-bpe", "falcon3", "pixtral":
-		// Not "dbrx" or "smaug-bpe": same split, but llama.cpp does not
-		// skip the merges of whole-word tokens for them (see Encode).
-		return PreLlama3, nil
-	case "qwen2", "deepseek-r1-qwen", "megrez":
-		return PreQwen2, nil
+	for p, names := range preNames {
+		if slices.Contains(names, name) {
+			return PreTokenizer(p), nil
+		}
 	}
-	return 0, fmt.Errorf("pre-tokenizer %q (this tokenizer knows gpt-2, llama-bpe and qwen2): %w", name, unit00.ErrUnsupported)
+	known := make([]string, len(preNames))
+	for p := range preNames {
+		known[p] = PreTokenizer(p).String()
+	}
+	return 0, fmt.Errorf("pre-tokenizer %q (this tokenizer knows %s, and their aliases): %w",
+		name, strings.Join(known, ", "), unit00.ErrUnsupported)
 }
 
 // Split cuts text into pre-tokens, the words BPE merges within; joined back
@@ -39,7 +41,14 @@ func (p PreTokenizer) Split(text string) []string {
 }
 
 // AppendSplit is Split appending to dst; the pieces are substrings of text.
+// GPT-2, Llama 3 and Qwen2 are one pattern each; StarCoder, Falcon and the
+// two DeepSeeks are lists of expressions, each splitting every piece the
+// previous one produced, matches and the text between them alike.
 func (p PreTokenizer) AppendSplit(dst []string, text string) []string {
+	if p != PreGPT2 && p != PreLlama3 && p != PreQwen2 {
+		// A list of expressions (pretokenize_list.go).
+		return appendStages(dst, text, preStages[p])
+	}
 	for i := 0; i < len(text); {
 		var n int
 		if p == PreGPT2 {
