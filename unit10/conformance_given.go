@@ -1,6 +1,7 @@
 package unit10
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 
 	"github.com/llmforge/forge/unit01"
@@ -48,6 +49,67 @@ func ConformanceSpecs(vocabDir string) ([]ModelSpec, error) {
 		{Name: "forge-qwen2-spm-f16", Arch: "qwen2", Config: shape(64, 2, 4, 1, 128, false), Vocab: spm,
 			Matrix: unit01.F16, Embed: unit01.F16, Output: unit01.F16, LogitScale: 8, Seed: 5},
 	}, nil
+}
+
+// ConformanceLongTokens is the length of the long-context sequence the
+// long conformance models are teacher-forced on: past llama.cpp's batch of
+// 512, at a width where a model meets many near ties (see
+// ConformanceLongSpecs).
+const ConformanceLongTokens = 640
+
+// ConformanceLongEvery: llama.cpp's top 10 are recorded at every
+// ConformanceLongEvery-th position of the long sequence (0, 8, 16, ...)
+// and at its last, which keeps the recording small.
+const ConformanceLongEvery = 8
+
+// ConformanceLongSpecs returns the long-context conformance models: one
+// llama model of width 256 (8 query and 2 KV heads, 4 layers, FFN 768, a
+// context of 1024) with the Phi-3 vocabulary, in F32 and in Q8_0 (every
+// matrix, token_embd and output included, as llama.cpp's quantizer writes
+// a Q8_0 file). Both have the same random weights (seed 6): the Q8_0 file
+// is the F32 one quantized.
+func ConformanceLongSpecs(vocabDir string) ([]ModelSpec, error) {
+	spm, err := vocabFile(filepath.Join(vocabDir, "ggml-vocab-phi-3.gguf"))
+	if err != nil {
+		return nil, err
+	}
+	c := unit05.Config{Dim: 256, Layers: 4, Heads: 8, KVHeads: 2, HeadDim: 32, FFN: 768,
+		MaxSeq: 1024, RopeBase: 10000, RMSEps: 1e-5}
+	return []ModelSpec{
+		{Name: "forge-long-llama-spm-f32", Arch: "llama", Config: c, Vocab: spm,
+			Matrix: unit01.F32, Embed: unit01.F32, Output: unit01.F32, LogitScale: 8, Seed: 6},
+		{Name: "forge-long-llama-spm-q8_0", Arch: "llama", Config: c, Vocab: spm,
+			Matrix: unit01.Q8_0, Embed: unit01.Q8_0, Output: unit01.Q8_0, LogitScale: 8, Seed: 6},
+	}, nil
+}
+
+// ConformanceLongPrompt returns the long sequence for vocabulary v: BOS,
+// then n−1 ids drawn at random (seeded, the same on every machine) from
+// the vocabulary's normal tokens (not byte, control or added ones). The
+// engines are given ids, not text, so no tokenizer is involved.
+func ConformanceLongPrompt(v *unit04.Vocab, n int) []int {
+	g := rand.New(rand.NewPCG(7, 0x6c6f6e67)) // "long"
+	ids := []int{v.BOS}
+	for len(ids) < n {
+		if id := g.IntN(len(v.Tokens)); v.Types == nil || v.Types[id] == unit04.TypeNormal {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// ConformanceLongPositions returns the positions of a sequence of n tokens
+// whose next-token logits are compared: every ConformanceLongEvery-th, and
+// the last.
+func ConformanceLongPositions(n int) []int {
+	var ps []int
+	for p := 0; p < n; p += ConformanceLongEvery {
+		ps = append(ps, p)
+	}
+	if ps[len(ps)-1] != n-1 {
+		ps = append(ps, n-1)
+	}
+	return ps
 }
 
 // vocabFile reads a vocabulary-only GGUF file.

@@ -2,11 +2,15 @@
 // ids, 32 greedy tokens, and the top-10 logits before each of them, into
 // unit10/testdata/llamacpp-models.json. llama.cpp is the independent
 // reference: it reads the files and runs the models with its own code.
+// A model with a NAME.long.json beside it (genmodels writes them for the
+// long-context models) is instead teacher-forced on that file's token ids
+// in one evaluation (batches of 512, as llama.cpp's default), and its top 10
+// recorded at that file's positions.
 //
 // Usage (from the repository root): see ci/ggufref/README.md.
 import {getLlama} from "node-llama-cpp";
 import {createHash} from "node:crypto";
-import {readFileSync, writeFileSync, readdirSync} from "node:fs";
+import {existsSync, readFileSync, writeFileSync, readdirSync} from "node:fs";
 
 const [modelsDir, outPath] = process.argv.slice(2);
 const prompt = "The quick brown fox jumps over the lazy dog. Numbers: 12345, and a question?";
@@ -14,10 +18,17 @@ const steps = 32;
 const llama = await getLlama({gpu: false, build: "never"});
 
 const models = [];
+const long = [];
 for (const file of readdirSync(modelsDir).filter((f) => f.endsWith(".gguf")).sort()) {
 	const path = `${modelsDir}/${file}`;
 	const sha256 = createHash("sha256").update(readFileSync(path)).digest("hex");
 	const model = await llama.loadModel({modelPath: path, gpuLayers: 0});
+	const longPath = path.replace(/\.gguf$/, ".long.json");
+	if (existsSync(longPath)) {
+		long.push({file, sha256, ...await recordLong(model, JSON.parse(readFileSync(longPath, "utf8")))});
+		await model.dispose();
+		continue;
+	}
 	const context = await model.createContext({
 		contextSize: 128, batchSize: 128, sequences: 1, threads: 1, flashAttention: false,
 		experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32",
@@ -48,6 +59,22 @@ for (const file of readdirSync(modelsDir).filter((f) => f.endsWith(".gguf")).sor
 }
 const out = {
 	source: "llama.cpp via node-llama-cpp 3.22.1 (@node-llama-cpp/linux-x64 3.22.1), CPU, 1 thread, F32 KV cache, no flash attention",
-	prompt, steps, models,
+	prompt, steps, models, long,
 };
 writeFileSync(outPath ?? new URL("../../unit10/testdata/llamacpp-models.json", import.meta.url), JSON.stringify(out, null, 1) + "\n");
+
+// recordLong teacher-forces a long-context model on spec.tokens and returns
+// llama.cpp's top 10 after each of spec.positions.
+async function recordLong(model, spec) {
+	const context = await model.createContext({
+		contextSize: spec.context, batchSize: 512, sequences: 1, threads: 1, flashAttention: false,
+		experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32",
+	});
+	const want = {generateNext: {logits: {filter: {tokens: [], includeTop: 10}}}};
+	const at = new Set(spec.positions);
+	const results = await context.getSequence().controlledEvaluate(spec.tokens.map((t, i) => (at.has(i) ? [t, want] : t)));
+	const top10 = spec.positions.map((p) => [...results[p].next.logits.entries()].slice(0, 10).map(([id, logit]) => [id, logit]));
+	console.log(`long: ${spec.tokens.length} tokens, top 10 at ${spec.positions.length} positions`);
+	await context.dispose();
+	return {tokens: spec.tokens, positions: spec.positions, top10};
+}

@@ -1,5 +1,7 @@
 // Command genmodels writes unit10's conformance models (unit10.ConformanceSpecs)
-// into a folder, for record.mjs to run through llama.cpp. It builds against
+// into a folder, for record.mjs to run through llama.cpp; and the long-context
+// ones (unit10.ConformanceLongSpecs), each with a NAME.long.json beside it that
+// holds the token ids to teacher-force and the positions whose logits to record. It builds against
 // unit10, so run it on the reference solutions:
 //
 //	go run -overlay "$(go run ./cmd/forge overlay --impl ref)" ./ci/ggufref/genmodels -o /tmp/models
@@ -9,6 +11,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -30,14 +33,37 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	for _, s := range specs {
+	long, err := unit10.ConformanceLongSpecs(*vocab)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, s := range append(specs, long...) {
 		path := filepath.Join(*out, s.Name+".gguf")
 		sum, err := write(path, s)
 		if err != nil {
 			log.Fatalf("%s: %v", s.Name, err)
 		}
 		fmt.Printf("%s  %s\n", sum, path)
+		if i >= len(specs) {
+			if err := writeLong(filepath.Join(*out, s.Name+".long.json"), s); err != nil {
+				log.Fatalf("%s: %v", s.Name, err)
+			}
+		}
 	}
+}
+
+// writeLong writes what record.mjs teacher-forces a long-context model on.
+func writeLong(path string, s unit10.ModelSpec) error {
+	n := unit10.ConformanceLongTokens
+	data, err := json.Marshal(struct {
+		Context   int   `json:"context"`
+		Tokens    []int `json:"tokens"`
+		Positions []int `json:"positions"`
+	}{s.Config.MaxSeq, unit10.ConformanceLongPrompt(s.Vocab, n), unit10.ConformanceLongPositions(n)})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 // write generates one model into path and returns its SHA-256.
