@@ -123,9 +123,9 @@ func (k *halfTask) gemmRows(t int) {
 	}
 }
 
-// roundHalf sets dst to src rounded to F16 or BF16 (ties to even), as
+// roundHalfGo sets dst to src rounded to F16 or BF16 (ties to even), as
 // float32s: the activations as llama.cpp's dot products see them.
-func roundHalf(dt unit01.DType, dst, src []float32) {
+func roundHalfGo(dt unit01.DType, dst, src []float32) {
 	if dt == unit01.F16 {
 		for i, v := range src {
 			dst[i] = unit01.F16ToF32(unit01.F32ToF16(v))

@@ -48,6 +48,12 @@ func widenF16AVX2(dst *float32, src *byte, n int)
 //go:noescape
 func widenBF16AVX2(dst *float32, src *byte, n int)
 
+//go:noescape
+func roundF16AVX2(dst, src *float32, n int)
+
+//go:noescape
+func roundBF16AVX2(dst, src *float32, n int)
+
 func cpuid1ECX() uint32
 
 // halfStep is the elements one step of the half kernels takes on this CPU:
@@ -146,4 +152,25 @@ func widenHalf(dt unit01.DType, dst []float32, src []byte) {
 		}
 	}
 	widenHalfGo(dt, dst[e:], src[2*e:])
+}
+
+// roundHalf sets dst to src rounded to F16 or BF16 (ties to even), as
+// float32s: the activations as llama.cpp's dot products see them. The
+// rounding kernels take 16 values a step on either level (they use AVX2
+// and F16C only).
+func roundHalf(dt unit01.DType, dst, src []float32) {
+	n := 0
+	if halfStep > 0 {
+		n = len(src) / 16
+	}
+	e := 16 * n
+	if n > 0 {
+		_, _ = dst[e-1], src[e-1]
+		if dt == unit01.F16 {
+			roundF16AVX2(&dst[0], &src[0], n)
+		} else {
+			roundBF16AVX2(&dst[0], &src[0], n)
+		}
+	}
+	roundHalfGo(dt, dst[e:len(src)], src[e:])
 }

@@ -436,3 +436,78 @@ TEXT ·cpuid1ECX(SB), NOSPLIT, $0-4
 	CPUID
 	MOVL  CX, ret+0(FP)
 	RET
+
+// ---------------------------------------------------------------------
+// Rounding the activations, 16 float32s a step, in AVX2 (and F16C) on
+// either level: it is a small part of a product's work.
+
+// func roundF16AVX2(dst, src *float32, n int)
+// dst = src rounded to F16, ties to even (VCVTPS2PH's rounding control 0),
+// and widened back: unit01.F32ToF16 then F16ToF32.
+TEXT ·roundF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+rf16_loop:
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VCVTPS2PH $0, Y0, X0
+	VCVTPS2PH $0, Y1, X1
+	VCVTPH2PS X0, Y0
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       rf16_loop
+	VZEROUPPER
+	RET
+
+// BF16ROUND rounds the float32 bits in y to BF16 as unit01.F32ToBF16
+// does: add 0x7FFF plus the lowest kept bit and cut the low 16 bits (ties
+// to even); a NaN instead keeps its top bits with the quiet bit set.
+// Constants: Y15 0x7FFF, Y14 1, Y13 0x7FFFFFFF, Y12 0x7F800000,
+// Y11 0xFFFF0000, Y10 0x00400000. Scratch: Y2–Y4.
+#define BF16ROUND(y) \
+	VPSRLD    $16, y, Y2 ; \
+	VPAND     Y14, Y2, Y2 ; \
+	VPADDD    Y15, Y2, Y2 ; \
+	VPADDD    y, Y2, Y2 /* rounded, low half still to cut */ ; \
+	VPAND     Y13, y, Y3 ; \
+	VPCMPGTD  Y12, Y3, Y3 /* |x| > +Inf: NaN */ ; \
+	VPOR      Y10, y, Y4 /* the quiet NaN */ ; \
+	VPBLENDVB Y3, Y4, Y2, y ; \
+	VPAND     Y11, y, y
+
+#define BROADCAST(v, y) \
+	MOVL         v, AX ; \
+	MOVD         AX, X2 ; \
+	VPBROADCASTD X2, y
+
+// func roundBF16AVX2(dst, src *float32, n int)
+TEXT ·roundBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	BROADCAST($0x7fff, Y15)
+	BROADCAST($1, Y14)
+	BROADCAST($0x7fffffff, Y13)
+	BROADCAST($0x7f800000, Y12)
+	BROADCAST($0xffff0000, Y11)
+	BROADCAST($0x00400000, Y10)
+
+rbf16_loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	BF16ROUND(Y0)
+	BF16ROUND(Y1)
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     rbf16_loop
+	VZEROUPPER
+	RET

@@ -13,3 +13,5 @@ func halfDot4(dt unit01.DType, w0, w1, w2, w3 []byte, a []float32, out *[4]float
 func halfDot(dt unit01.DType, w []byte, a []float32) float32 { return halfDotGo(dt, w, a) }
 
 func widenHalf(dt unit01.DType, dst []float32, src []byte) { widenHalfGo(dt, dst, src) }
+
+func roundHalf(dt unit01.DType, dst, src []float32) { roundHalfGo(dt, dst, src) }
