@@ -163,7 +163,7 @@ func TestC9_4_MulTHalf(t *testing.T) {
 					t.Fatal(err)
 				}
 				wd := oracle.DequantRow(int(dt), data)
-				for _, T := range []int{1, 2, 3, 4, 5, 64} {
+				for _, T := range []int{1, 2, 3, 4, 5, 64, 100} {
 					for _, pool := range []*unit03.Pool{nil, p} {
 						what := fmt.Sprintf("%v QMatrix %d×%d MulT of %d rows on %d threads", dt, rows, cols, T, pool.Threads())
 						mulTHalfCase(t, what, g, m, wd, T, pool)
