@@ -69,6 +69,9 @@ func (m *QMatrix) mulHalf(p *unit03.Pool, y, x unit03.Mat) {
 	*task = halfTask{m: m, y: y, x: xr, gemm: x.Rows >= halfGemmRows}
 	if task.gemm {
 		task.panel = max(32, halfPanelBytes/(4*m.Cols)/32*32)
+		// A small matrix gets smaller panels, so that every thread has one.
+		share := (m.Rows + p.Threads() - 1) / p.Threads()
+		task.panel = min(task.panel, max(32, (share+31)/32*32))
 		task.parts = min(p.Threads(), (m.Rows+task.panel-1)/task.panel)
 	} else {
 		task.parts = min(p.Threads(), (m.Rows+15)/16)
