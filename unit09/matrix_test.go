@@ -128,13 +128,119 @@ func TestC9_4_NoAllocs(t *testing.T) {
 	g := oracle.NewRand(97)
 	p := unit03.NewPool(2)
 	defer p.Close()
-	for _, dt := range []unit01.DType{unit01.Q4_0, unit01.Q6_K, unit01.F16} {
+	for _, dt := range []unit01.DType{unit01.Q4_0, unit01.Q6_K, unit01.F16, unit01.BF16} {
 		m, _ := NewQMatrix(dt, 64, 512, randomBlocks(g, dt, 64*512))
-		for _, T := range []int{1, 4} {
+		for _, T := range []int{1, 4, 64} { // decode, and prefill shapes
 			x, y := unit03.MatOf(T, 512, g.Normal(T*512, 0, 1)), unit03.NewMat(T, 64)
 			for _, pool := range []*unit03.Pool{nil, p} {
 				if n := oracle.AllocsPerRun(20, func() { m.MulT(pool, y, x) }); n != 0 {
 					t.Errorf("%v MulT of %d rows on %d threads allocates %v times per call, want 0: keep the quantized activations in a reused buffer", dt, T, pool.Threads(), n)
+				}
+			}
+		}
+	}
+}
+
+// TestC9_4_MulTHalf multiplies by F16 and BF16 matrices, which take their
+// own road (SIMD dot kernels for few activation rows, float32 panels and a
+// GEMM for many), on every shape that road has an edge for: column counts
+// that are not multiples of any vector width or block, row counts that
+// are not multiples of four, decode and prefill row counts, strided
+// activations and outputs, one thread and two. The activations are rounded
+// to the weights' type and each product of two halves is exact in
+// float32, so the only error is the float32 sum's: a sum of n terms in any
+// order is within n·ε·Σ|w·a| of the exact one.
+func TestC9_4_MulTHalf(t *testing.T) {
+	g := oracle.NewRand(98)
+	p := unit03.NewPool(2)
+	defer p.Close()
+	for _, dt := range []unit01.DType{unit01.F16, unit01.BF16} {
+		for _, cols := range []int{1, 7, 33, 257, 512} {
+			for _, rows := range []int{1, 6, 37} {
+				data := randomBlocks(g, dt, rows*cols)
+				m, err := NewQMatrix(dt, rows, cols, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wd := oracle.DequantRow(int(dt), data)
+				for _, T := range []int{1, 2, 3, 4, 5, 64, 100} {
+					for _, pool := range []*unit03.Pool{nil, p} {
+						what := fmt.Sprintf("%v QMatrix %d×%d MulT of %d rows on %d threads", dt, rows, cols, T, pool.Threads())
+						mulTHalfCase(t, what, g, m, wd, T, pool)
+					}
+				}
+			}
+		}
+	}
+}
+
+// mulTHalfCase runs one case of TestC9_4_MulTHalf: x and y are views into
+// wider matrices (strides cols+3 and rows+2), y's padding a sentinel.
+func mulTHalfCase(t *testing.T, what string, g *oracle.Rand, m *QMatrix, wd []float64, T int, pool *unit03.Pool) {
+	t.Helper()
+	rows, cols := m.Rows, m.Cols
+	x := unit03.Mat{Rows: T, Cols: cols, Stride: cols + 3, Data: g.Normal(T*(cols+3), 0, 1)}
+	y := unit03.Mat{Rows: T, Cols: rows, Stride: rows + 2, Data: make([]float32, T*(rows+2))}
+	for i := range y.Data {
+		y.Data[i] = -7
+	}
+	m.MulT(pool, y, x)
+	var want, bound []float64
+	var got []float32
+	for r := range T {
+		_, ad := activations(t, m.Type, x.Row(r))
+		for j := range rows {
+			s, abs := 0.0, 0.0
+			for i := range cols {
+				s += wd[j*cols+i] * ad[i]
+				abs += math.Abs(wd[j*cols+i] * ad[i])
+			}
+			want, bound = append(want, s), append(bound, float64(cols)*eps32*abs+1e-30)
+		}
+		got = append(got, y.Row(r)...)
+		if y.Data[r*y.Stride+rows] != -7 || y.Data[r*y.Stride+rows+1] != -7 {
+			t.Fatalf("%s wrote into y's padding after row %d", what, r)
+		}
+	}
+	oracle.AssertBound(t, what, got, want, bound, []int{T, rows})
+}
+
+// TestC9_4_HalfActivations multiplies by an identity matrix in F16 and
+// BF16, so that y is exactly the activations as the products see them:
+// rounded to the weights' type, ties to even, as llama.cpp rounds them
+// (and as QuantizeRow does). A product that skips the rounding, or rounds
+// another way, differs on the ties and on values between two halves.
+func TestC9_4_HalfActivations(t *testing.T) {
+	g := oracle.NewRand(99)
+	const n = 300
+	x := g.Normal(n, 0, 10)
+	for i := 0; i < n; i += 3 { // ties: halfway between two halves of each type
+		x[i] = float32(1+float64(i)/n) + 1.0/2048
+		x[i+1] = -float32(1+float64(i)/n) - 1.0/256
+	}
+	x[2], x[5] = 3e-6, -1e-7 // F16 subnormals
+	for _, dt := range []unit01.DType{unit01.F16, unit01.BF16} {
+		id := unit03.NewMat(n, n)
+		for i := range n {
+			id.Set(i, i, 1)
+		}
+		m, err := QuantizeMatrix(dt, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ad := activations(t, dt, x)
+		_ = a
+		for _, T := range []int{1, 64} { // both roads
+			xs, y := unit03.NewMat(T, n), unit03.NewMat(T, n)
+			for r := range T {
+				copy(xs.Row(r), x)
+			}
+			m.MulT(nil, y, xs)
+			for r := range T {
+				for i, v := range y.Row(r) {
+					if float64(v) != ad[i] {
+						t.Fatalf("%v identity MulT of %d rows: y[%d][%d] = %.9g, want %.9g, x[%d] = %.9g rounded to %v (ties to even): the activations must be rounded to the weights' type first", dt, T, r, i, v, ad[i], i, x[i], dt)
+					}
 				}
 			}
 		}

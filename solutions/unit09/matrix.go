@@ -80,6 +80,10 @@ func (m *QMatrix) row(i int) []byte { return m.Data[i*m.rowBytes : (i+1)*m.rowBy
 // state.
 func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 	unit00.Check(x.Cols == m.Cols && y.Cols == m.Rows && y.Rows == x.Rows, "QMatrix.MulT: x must be T × Cols and y T × Rows")
+	if m.Type == unit01.F16 || m.Type == unit01.BF16 {
+		m.mulHalf(p, y, x) // f16.go
+		return
+	}
 	adt := VecDotType(m.Type)
 	ab, _ := adt.RowBytes(m.Cols)
 	buf := buffers.get()

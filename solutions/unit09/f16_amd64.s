@@ -1,0 +1,513 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The F16 and BF16 kernels: dot products of half-precision weight rows
+// with activations already rounded to half precision and held as float32
+// (see f16.go), and the conversion of a weight row to float32 that the
+// prefill's GEMM works on.
+//
+// A half widens to a float32 exactly, so each product is the float32
+// product of the two rounded values, and the sums are float32 sums:
+// llama.cpp's arithmetic for these weights, in another order. F16 widens
+// with VCVTPH2PS (F16C on AVX2, AVX-512F on zmm); BF16 is the top half of
+// a float32, so a zero-extension to 32 bits (VPMOVZXWD) and a shift left
+// by 16 widen it.
+//
+// The 4-row kernels load each pair of activation vectors once for four
+// rows, and keep two float32 sums per row (even and odd vectors) so that
+// no FMA waits on the one before it. Like the other 4-row kernels
+// (dot_amd64.s) they prefetch the next group of four rows.
+//
+// Registers: R8–R11 the rows, SI the activations, BX the offset in each
+// row, CX steps left, DI the prefetch pointer, DX out.
+
+// PF_SETUP points DI at w0 + 4·(w1 − w0): the next group of four rows of
+// a QMatrix, whose rows lie one after another.
+#define PF_SETUP \
+	MOVQ R9, DI ; \
+	SUBQ R8, DI ; \
+	SHLQ $2, DI ; \
+	ADDQ R8, DI
+
+#define LOAD4 \
+	MOVQ w0+0(FP), R8 ; \
+	MOVQ w1+8(FP), R9 ; \
+	MOVQ w2+16(FP), R10 ; \
+	MOVQ w3+24(FP), R11 ; \
+	MOVQ a+32(FP), SI ; \
+	MOVQ n+40(FP), CX
+
+// ---------------------------------------------------------------------
+// AVX-512: 32 elements a step (64 bytes of each row, one cache line).
+// Z0, Z1 the activations; Z16–Z19 and Z20–Z23 the even and odd sums of
+// rows 0–3; Z2, Z3 scratch.
+
+// F16ROW512 adds one row's 32 products to its two sums.
+#define F16ROW512(w, even, odd) \
+	VCVTPH2PS   (w)(BX*1), Z2 ; \
+	VCVTPH2PS   32(w)(BX*1), Z3 ; \
+	VFMADD231PS Z0, Z2, even ; \
+	VFMADD231PS Z1, Z3, odd
+
+#define BF16ROW512(w, even, odd) \
+	VPMOVZXWD   (w)(BX*1), Z2 ; \
+	VPMOVZXWD   32(w)(BX*1), Z3 ; \
+	VPSLLD      $16, Z2, Z2 ; \
+	VPSLLD      $16, Z3, Z3 ; \
+	VFMADD231PS Z0, Z2, even ; \
+	VFMADD231PS Z1, Z3, odd
+
+#define ZERO8_512 \
+	VPXORD Z16, Z16, Z16 ; \
+	VPXORD Z17, Z17, Z17 ; \
+	VPXORD Z18, Z18, Z18 ; \
+	VPXORD Z19, Z19, Z19 ; \
+	VPXORD Z20, Z20, Z20 ; \
+	VPXORD Z21, Z21, Z21 ; \
+	VPXORD Z22, Z22, Z22 ; \
+	VPXORD Z23, Z23, Z23
+
+#define STEP4_512 \
+	PREFETCHT0 (DI) /* the next group: 4 × 64 bytes */ ; \
+	PREFETCHT0 64(DI) ; \
+	PREFETCHT0 128(DI) ; \
+	PREFETCHT0 192(DI) ; \
+	ADDQ       $256, DI ; \
+	ADDQ       $64, BX ; \
+	ADDQ       $128, SI ; \
+	DECQ       CX
+
+// HSUM4_512 adds the even and odd sums, folds each row's sixteen lanes to
+// eight, and adds neighbours across the rows (VHADDPS) until X0 holds
+// [s0, s1, s2, s3], stored at (DX).
+#define HSUM4_512 \
+	VADDPS        Z20, Z16, Z16 ; \
+	VADDPS        Z21, Z17, Z17 ; \
+	VADDPS        Z22, Z18, Z18 ; \
+	VADDPS        Z23, Z19, Z19 ; \
+	VEXTRACTF64X4 $1, Z16, Y0 ; \
+	VADDPS        Y0, Y16, Y0 ; \
+	VEXTRACTF64X4 $1, Z17, Y1 ; \
+	VADDPS        Y1, Y17, Y1 ; \
+	VEXTRACTF64X4 $1, Z18, Y2 ; \
+	VADDPS        Y2, Y18, Y2 ; \
+	VEXTRACTF64X4 $1, Z19, Y3 ; \
+	VADDPS        Y3, Y19, Y3 ; \
+	VHADDPS       Y1, Y0, Y0 ; \
+	VHADDPS       Y3, Y2, Y2 ; \
+	VHADDPS       Y2, Y0, Y0 ; \
+	VEXTRACTF128  $1, Y0, X1 ; \
+	VADDPS        X1, X0, X0 ; \
+	VMOVUPS       X0, (DX)
+
+// HSUM1_512 adds the sums of one row (Z16, Z20) into X0.
+#define HSUM1_512 \
+	VADDPS        Z20, Z16, Z16 ; \
+	VEXTRACTF64X4 $1, Z16, Y0 ; \
+	VADDPS        Y0, Y16, Y0 ; \
+	VEXTRACTF128  $1, Y0, X1 ; \
+	VADDPS        X1, X0, X0 ; \
+	VHADDPS       X0, X0, X0 ; \
+	VHADDPS       X0, X0, X0
+
+// func dot4F16AVX512(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
+// n ≥ 1 steps of 32 elements.
+TEXT ·dot4F16AVX512(SB), NOSPLIT, $0-56
+	LOAD4
+	PF_SETUP
+	ZERO8_512
+	XORQ BX, BX
+
+f16z4_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	F16ROW512(R8, Z16, Z20)
+	F16ROW512(R9, Z17, Z21)
+	F16ROW512(R10, Z18, Z22)
+	F16ROW512(R11, Z19, Z23)
+	STEP4_512
+	JNZ f16z4_loop
+
+	MOVQ out+48(FP), DX
+	HSUM4_512
+	VZEROUPPER
+	RET
+
+// func dot4BF16AVX512(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
+TEXT ·dot4BF16AVX512(SB), NOSPLIT, $0-56
+	LOAD4
+	PF_SETUP
+	ZERO8_512
+	XORQ BX, BX
+
+bf16z4_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	BF16ROW512(R8, Z16, Z20)
+	BF16ROW512(R9, Z17, Z21)
+	BF16ROW512(R10, Z18, Z22)
+	BF16ROW512(R11, Z19, Z23)
+	STEP4_512
+	JNZ bf16z4_loop
+
+	MOVQ out+48(FP), DX
+	HSUM4_512
+	VZEROUPPER
+	RET
+
+// func dotF16AVX512(w *byte, a *float32, n int) float32
+TEXT ·dotF16AVX512(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), R8
+	MOVQ   a+8(FP), SI
+	MOVQ   n+16(FP), CX
+	VPXORD Z16, Z16, Z16
+	VPXORD Z20, Z20, Z20
+	XORQ   BX, BX
+
+f16z1_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	F16ROW512(R8, Z16, Z20)
+	ADDQ    $64, BX
+	ADDQ    $128, SI
+	DECQ    CX
+	JNZ     f16z1_loop
+
+	HSUM1_512
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotBF16AVX512(w *byte, a *float32, n int) float32
+TEXT ·dotBF16AVX512(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), R8
+	MOVQ   a+8(FP), SI
+	MOVQ   n+16(FP), CX
+	VPXORD Z16, Z16, Z16
+	VPXORD Z20, Z20, Z20
+	XORQ   BX, BX
+
+bf16z1_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	BF16ROW512(R8, Z16, Z20)
+	ADDQ    $64, BX
+	ADDQ    $128, SI
+	DECQ    CX
+	JNZ     bf16z1_loop
+
+	HSUM1_512
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func widenF16AVX512(dst *float32, src *byte, n int)
+// Widens n ≥ 1 steps of 32 halves to float32.
+TEXT ·widenF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+wf16z_loop:
+	VCVTPH2PS (SI), Z0
+	VCVTPH2PS 32(SI), Z1
+	VMOVUPS   Z0, (DI)
+	VMOVUPS   Z1, 64(DI)
+	ADDQ      $64, SI
+	ADDQ      $128, DI
+	DECQ      CX
+	JNZ       wf16z_loop
+	VZEROUPPER
+	RET
+
+// func widenBF16AVX512(dst *float32, src *byte, n int)
+TEXT ·widenBF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+wbf16z_loop:
+	VPMOVZXWD (SI), Z0
+	VPMOVZXWD 32(SI), Z1
+	VPSLLD    $16, Z0, Z0
+	VPSLLD    $16, Z1, Z1
+	VMOVUPS   Z0, (DI)
+	VMOVUPS   Z1, 64(DI)
+	ADDQ      $64, SI
+	ADDQ      $128, DI
+	DECQ      CX
+	JNZ       wbf16z_loop
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------
+// AVX2 + F16C: 16 elements a step (32 bytes of each row). Y0, Y1 the
+// activations; Y8–Y11 and Y12–Y15 the even and odd sums of rows 0–3;
+// Y2, Y3 scratch.
+
+#define F16ROW256(w, even, odd) \
+	VCVTPH2PS   (w)(BX*1), Y2 ; \
+	VCVTPH2PS   16(w)(BX*1), Y3 ; \
+	VFMADD231PS Y0, Y2, even ; \
+	VFMADD231PS Y1, Y3, odd
+
+#define BF16ROW256(w, even, odd) \
+	VPMOVZXWD   (w)(BX*1), Y2 ; \
+	VPMOVZXWD   16(w)(BX*1), Y3 ; \
+	VPSLLD      $16, Y2, Y2 ; \
+	VPSLLD      $16, Y3, Y3 ; \
+	VFMADD231PS Y0, Y2, even ; \
+	VFMADD231PS Y1, Y3, odd
+
+#define ZERO8_256 \
+	VXORPS Y8, Y8, Y8 ; \
+	VXORPS Y9, Y9, Y9 ; \
+	VXORPS Y10, Y10, Y10 ; \
+	VXORPS Y11, Y11, Y11 ; \
+	VXORPS Y12, Y12, Y12 ; \
+	VXORPS Y13, Y13, Y13 ; \
+	VXORPS Y14, Y14, Y14 ; \
+	VXORPS Y15, Y15, Y15
+
+#define STEP4_256 \
+	PREFETCHT0 (DI) /* the next group: 4 × 32 bytes */ ; \
+	PREFETCHT0 64(DI) ; \
+	ADDQ       $128, DI ; \
+	ADDQ       $32, BX ; \
+	ADDQ       $64, SI ; \
+	DECQ       CX
+
+#define HSUM4_256 \
+	VADDPS       Y12, Y8, Y8 ; \
+	VADDPS       Y13, Y9, Y9 ; \
+	VADDPS       Y14, Y10, Y10 ; \
+	VADDPS       Y15, Y11, Y11 ; \
+	VHADDPS      Y9, Y8, Y0 ; \
+	VHADDPS      Y11, Y10, Y1 ; \
+	VHADDPS      Y1, Y0, Y0 ; \
+	VEXTRACTF128 $1, Y0, X1 ; \
+	VADDPS       X1, X0, X0 ; \
+	VMOVUPS      X0, (DX)
+
+#define HSUM1_256 \
+	VADDPS       Y12, Y8, Y8 ; \
+	VEXTRACTF128 $1, Y8, X0 ; \
+	VADDPS       X0, X8, X0 ; \
+	VHADDPS      X0, X0, X0 ; \
+	VHADDPS      X0, X0, X0
+
+// func dot4F16AVX2(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
+// n ≥ 1 steps of 16 elements.
+TEXT ·dot4F16AVX2(SB), NOSPLIT, $0-56
+	LOAD4
+	PF_SETUP
+	ZERO8_256
+	XORQ BX, BX
+
+f16y4_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	F16ROW256(R8, Y8, Y12)
+	F16ROW256(R9, Y9, Y13)
+	F16ROW256(R10, Y10, Y14)
+	F16ROW256(R11, Y11, Y15)
+	STEP4_256
+	JNZ f16y4_loop
+
+	MOVQ out+48(FP), DX
+	HSUM4_256
+	VZEROUPPER
+	RET
+
+// func dot4BF16AVX2(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
+TEXT ·dot4BF16AVX2(SB), NOSPLIT, $0-56
+	LOAD4
+	PF_SETUP
+	ZERO8_256
+	XORQ BX, BX
+
+bf16y4_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	BF16ROW256(R8, Y8, Y12)
+	BF16ROW256(R9, Y9, Y13)
+	BF16ROW256(R10, Y10, Y14)
+	BF16ROW256(R11, Y11, Y15)
+	STEP4_256
+	JNZ bf16y4_loop
+
+	MOVQ out+48(FP), DX
+	HSUM4_256
+	VZEROUPPER
+	RET
+
+// func dotF16AVX2(w *byte, a *float32, n int) float32
+TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), R8
+	MOVQ   a+8(FP), SI
+	MOVQ   n+16(FP), CX
+	VXORPS Y8, Y8, Y8
+	VXORPS Y12, Y12, Y12
+	XORQ   BX, BX
+
+f16y1_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	F16ROW256(R8, Y8, Y12)
+	ADDQ    $32, BX
+	ADDQ    $64, SI
+	DECQ    CX
+	JNZ     f16y1_loop
+
+	HSUM1_256
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotBF16AVX2(w *byte, a *float32, n int) float32
+TEXT ·dotBF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), R8
+	MOVQ   a+8(FP), SI
+	MOVQ   n+16(FP), CX
+	VXORPS Y8, Y8, Y8
+	VXORPS Y12, Y12, Y12
+	XORQ   BX, BX
+
+bf16y1_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	BF16ROW256(R8, Y8, Y12)
+	ADDQ    $32, BX
+	ADDQ    $64, SI
+	DECQ    CX
+	JNZ     bf16y1_loop
+
+	HSUM1_256
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func widenF16AVX2(dst *float32, src *byte, n int)
+// Widens n ≥ 1 steps of 16 halves to float32.
+TEXT ·widenF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+wf16y_loop:
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       wf16y_loop
+	VZEROUPPER
+	RET
+
+// func widenBF16AVX2(dst *float32, src *byte, n int)
+TEXT ·widenBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+wbf16y_loop:
+	VPMOVZXWD (SI), Y0
+	VPMOVZXWD 16(SI), Y1
+	VPSLLD    $16, Y0, Y0
+	VPSLLD    $16, Y1, Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       wbf16y_loop
+	VZEROUPPER
+	RET
+
+// func cpuid1ECX() uint32
+// CPUID leaf 1's ECX, whose bit 29 is F16C: golang.org/x/sys/cpu does
+// not report it.
+TEXT ·cpuid1ECX(SB), NOSPLIT, $0-4
+	MOVL  $1, AX
+	XORL  CX, CX
+	CPUID
+	MOVL  CX, ret+0(FP)
+	RET
+
+// ---------------------------------------------------------------------
+// Rounding the activations, 16 float32s a step, in AVX2 (and F16C) on
+// either level: it is a small part of a product's work.
+
+// func roundF16AVX2(dst, src *float32, n int)
+// dst = src rounded to F16, ties to even (VCVTPS2PH's rounding control 0),
+// and widened back: unit01.F32ToF16 then F16ToF32.
+TEXT ·roundF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+rf16_loop:
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VCVTPS2PH $0, Y0, X0
+	VCVTPS2PH $0, Y1, X1
+	VCVTPH2PS X0, Y0
+	VCVTPH2PS X1, Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       rf16_loop
+	VZEROUPPER
+	RET
+
+// BF16ROUND rounds the float32 bits in y to BF16 as unit01.F32ToBF16
+// does: add 0x7FFF plus the lowest kept bit and cut the low 16 bits (ties
+// to even); a NaN instead keeps its top bits with the quiet bit set.
+// Constants: Y15 0x7FFF, Y14 1, Y13 0x7FFFFFFF, Y12 0x7F800000,
+// Y11 0xFFFF0000, Y10 0x00400000. Scratch: Y2–Y4.
+#define BF16ROUND(y) \
+	VPSRLD    $16, y, Y2 ; \
+	VPAND     Y14, Y2, Y2 ; \
+	VPADDD    Y15, Y2, Y2 ; \
+	VPADDD    y, Y2, Y2 /* rounded, low half still to cut */ ; \
+	VPAND     Y13, y, Y3 ; \
+	VPCMPGTD  Y12, Y3, Y3 /* |x| > +Inf: NaN */ ; \
+	VPOR      Y10, y, Y4 /* the quiet NaN */ ; \
+	VPBLENDVB Y3, Y4, Y2, y ; \
+	VPAND     Y11, y, y
+
+#define BROADCAST(v, y) \
+	MOVL         v, AX ; \
+	MOVD         AX, X2 ; \
+	VPBROADCASTD X2, y
+
+// func roundBF16AVX2(dst, src *float32, n int)
+TEXT ·roundBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	BROADCAST($0x7fff, Y15)
+	BROADCAST($1, Y14)
+	BROADCAST($0x7fffffff, Y13)
+	BROADCAST($0x7f800000, Y12)
+	BROADCAST($0xffff0000, Y11)
+	BROADCAST($0x00400000, Y10)
+
+rbf16_loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	BF16ROUND(Y0)
+	BF16ROUND(Y1)
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     rbf16_loop
+	VZEROUPPER
+	RET
