@@ -78,14 +78,3 @@ func f16Figures(b *testing.B) map[string]float64 {
 	}
 	return figures
 }
-
-// BenchmarkBoss9_F16 reports f16Figures on their own.
-func BenchmarkBoss9_F16(b *testing.B) {
-	var figures map[string]float64
-	for b.Loop() {
-		figures = f16Figures(b)
-	}
-	for k, v := range figures {
-		b.ReportMetric(v, k)
-	}
-}
