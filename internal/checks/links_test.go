@@ -35,15 +35,15 @@ func TestFileLinks(t *testing.T) {
 		{"link with a title", "README.md", `[x](docs/engine.md "the engine")`, nil},
 		{"image", "docs/unit03.md", "![plot](plot.svg)", []string{"docs/unit03.md:1: link to plot.svg"}},
 		{"URL and anchor", "README.md", "[go](https://go.dev/doc/README.md), [below](#quick-start), [mail](mailto:a@b.c)", nil},
-		{"missing link", "README.md", "line one\n[design](DESIGN.md)", []string{"README.md:2: link to DESIGN.md: no such file"}},
+		{"missing link", "README.md", "line one\n[design](PLAN.md)", []string{"README.md:2: link to PLAN.md: no such file"}},
 		{"link resolved from the wrong folder", "docs/README.md", "[x](docs/unit03.md)", []string{"docs/README.md:1: link to docs/unit03.md: no such file"}},
-		{"link out of the repository", "README.md", "[d](../shared/DESIGN.md)", []string{"README.md:1: link to ../shared/DESIGN.md: it points outside"}},
+		{"link out of the repository", "README.md", "[d](../elsewhere/PLAN.md)", []string{"README.md:1: link to ../elsewhere/PLAN.md: it points outside"}},
 		{"reference definition", "README.md", "[d]: docs/unit09.md", []string{"README.md:1: link to docs/unit09.md: no such file"}},
 		{"brackets that start a paragraph's line", "README.md", "stops\n[\"wor\"]: after \"hello w\"", nil},
 		{"definitions after a blank line", "README.md", "text\n\n[a]: docs/unit00.md\n[b]: nowhere.md", []string{"README.md:4: link to nowhere.md: no such file"}},
-		{"bare citation", "docs/unit00.md", "the oracle's closeness (DESIGN.md §3) is", []string{"docs/unit00.md:1: cites DESIGN.md: no file of that name"}},
-		{"bare citation with a path", "docs/unit03.md", "see `REFERENCE/gguf.md` §1", []string{"docs/unit03.md:1: cites REFERENCE/gguf.md: no such file"}},
-		{"bare citation outside", "AGENTS.md", "read ../shared/REFERENCE.md first", []string{"AGENTS.md:1: cites ../shared/REFERENCE.md: it points outside"}},
+		{"bare citation", "docs/unit00.md", "the oracle's closeness (PLAN.md §3) is", []string{"docs/unit00.md:1: cites PLAN.md: no file of that name"}},
+		{"bare citation with a path", "docs/unit03.md", "see `FACTS/gguf.md` §1", []string{"docs/unit03.md:1: cites FACTS/gguf.md: no such file"}},
+		{"bare citation outside", "AGENTS.md", "read ../elsewhere/FACTS.md first", []string{"AGENTS.md:1: cites ../elsewhere/FACTS.md: it points outside"}},
 		{"bare citations that resolve", "docs/unit03.md", "`docs/unit00.md`, unit00.md, ci/tokref/README.md, its NOTICE.md", nil},
 		{"placeholder", "AGENTS.md", "the relevant part of `docs/unitNN.md`", nil},
 		{"placeholder with nothing to match", "AGENTS.md", "see `solutions/unitNN.md`", []string{"AGENTS.md:1: cites solutions/unitNN.md: no such file"}},
@@ -51,7 +51,7 @@ func TestFileLinks(t *testing.T) {
 		{"brackets in code are not links", "docs/unit03.md", "```go\nf := fs[i](x.md)\n```\nand `a[0](b)`", []string{"docs/unit03.md:2: cites x.md"}},
 		{"URL path ending in .md", "README.md", "https://github.com/ggml-org/ggml/blob/master/docs/gguf.md", nil},
 		{"longer names", "README.md", "a.mdx and sum.md5", nil},
-		{"two problems on a line", "README.md", "DESIGN.md and [r](REFERENCE.md)", []string{"README.md:1: link to REFERENCE.md", "README.md:1: cites DESIGN.md"}},
+		{"two problems on a line", "README.md", "PLAN.md and [r](FACTS.md)", []string{"README.md:1: link to FACTS.md", "README.md:1: cites PLAN.md"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestCheckLinksWalk(t *testing.T) {
 	fsys := fstest.MapFS{
 		"README.md":                 {Data: []byte("[docs](docs/README.md), [ours](bin/llm)\n")},
 		"docs/README.md":            {Data: []byte("[engine](engine.md)\n")},
-		"ci/x/README.md":            {Data: []byte("see ../../../DESIGN.md\n")},
+		"ci/x/README.md":            {Data: []byte("see ../../../PLAN.md\n")},
 		"bin/llm":                   {Data: []byte("a build output, not in the repository")},
 		"bin/notes.md":              {Data: []byte("[not checked](nowhere.md)")},
 		".git/HEAD.md":              {Data: []byte("[not checked](nowhere.md)")},
@@ -80,7 +80,7 @@ func TestCheckLinksWalk(t *testing.T) {
 	}
 	want := []string{
 		"README.md:1: link to bin/llm: no such file in the repository",
-		"ci/x/README.md:1: cites ../../../DESIGN.md: it points outside the repository",
+		"ci/x/README.md:1: cites ../../../PLAN.md: it points outside the repository",
 		"docs/README.md:1: link to engine.md: no such file in the repository",
 	}
 	got := checkLinks(fsys)
