@@ -129,7 +129,7 @@ func TestRopeComposes(t *testing.T) {
 }
 
 func TestRopeNeoXIsPermutedNorm(t *testing.T) {
-	// REFERENCE §1.7: NEOX pair (i, i+hd/2) is NORM pair (2i, 2i+1) after the
+	// docs/unit05.md (5.2): NEOX pair (i, i+hd/2) is NORM pair (2i, 2i+1) after the
 	// permutation y[2i] = x[i], y[2i+1] = x[i+hd/2]; both use angle θ_i.
 	g := NewRand(4)
 	for _, hd := range []int{2, 4, 8, 64} {
@@ -388,7 +388,7 @@ func TestLlamaForwardZeroBiases(t *testing.T) {
 
 // ggufToHF reorders the rows of a (heads·hd) × cols projection (cols 1 for a
 // bias) from GGUF llama order to HF order, per head: HF row j is GGUF row 2j
-// and HF row j+hd/2 is GGUF row 2j+1 (REFERENCE §1.7, the permutation
+// and HF row j+hd/2 is GGUF row 2j+1 (docs/unit05.md, 5.2: the permutation
 // convert_hf_to_gguf.py undoes).
 func ggufToHF(w []float64, heads, hd, cols int) []float64 {
 	out := make([]float64, len(w))

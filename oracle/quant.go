@@ -7,14 +7,15 @@ import (
 )
 
 // Float64 dequantizers of ggml's block formats, written from the layouts and
-// formulas of REFERENCE §2 and the block table of §1.2. Each element is read
-// from its bits by QuantIndex, each scale field is decoded exactly (f16 with
-// F16Value, Q8_K's f32 widened), and the formula is evaluated in float64. The
-// products involved have at most 11+8+6 significant bits (and a sum of two
-// such terms spans fewer than 53 bits), so every value is exact: the result
-// is the true value of the stored block, not a rounding of it.
+// formulas that docs/unit09.md (9.1) draws, and its block table. Each
+// element is read from its bits by QuantIndex, each scale field is decoded
+// exactly (f16 with F16Value, Q8_K's f32 widened), and the formula is
+// evaluated in float64. The products involved have at most 11+8+6
+// significant bits (and a sum of two such terms spans fewer than 53 bits), so
+// every value is exact: the result is the true value of the stored block, not
+// a rounding of it.
 
-// ggml type ids (REFERENCE §1.2).
+// ggml type ids (the table of docs/unit09.md, 9.1).
 const (
 	typeF32  = 0
 	typeF16  = 1
@@ -219,7 +220,7 @@ func nibbleK(qs []byte, i int) int {
 }
 
 // q6kQuant returns the 6-bit quant of element i of a Q6_K block, by the
-// table of REFERENCE §2: in half n (ql + 64n, qh + 32n), for l = 0..31,
+// table of docs/unit09.md (9.1): in half n (ql + 64n, qh + 32n), for l = 0..31,
 //
 //	element l      ql[l] low nibble,    qh[l] bits 0–1
 //	element l+32   ql[l+32] low nibble, qh[l] bits 2–3

@@ -9,7 +9,7 @@ import (
 
 // The tests below do not decode with the code under test: they build blocks
 // from chosen quants and fields with encoders written here from the layouts
-// of REFERENCE §2, and compute the expected values from the formulas with
+// of docs/unit09.md (9.1), and compute the expected values from the formulas with
 // the quants and field values they chose. Hand-written byte blocks check the
 // encoders themselves, and "trap" decoders (plausible wrong layouts) show
 // that the test data tells every layout from its near misses.
@@ -34,7 +34,7 @@ var (
 
 func putHalf(b []byte, h half) { binary.LittleEndian.PutUint16(b, h.bits) }
 
-// pack32 writes 32 4-bit quants into qs[16] as REFERENCE §2 draws Q4_0:
+// pack32 writes 32 4-bit quants into qs[16] as docs/unit09.md draws Q4_0:
 // element j in the low nibble of qs[j], element j+16 in its high nibble.
 func pack32(qs []byte, q []int) {
 	for j := range 16 {
@@ -80,7 +80,7 @@ func buildQ8_0(d half, q []int) []byte {
 	return b
 }
 
-// packScales packs 6-bit codes into scales[12] as the prose of REFERENCE §2
+// packScales packs 6-bit codes into scales[12] as the table of docs/unit09.md
 // puts it: bytes 0–3 hold sc0–3 in their low 6 bits and bytes 4–7 hold m0–3;
 // the top 2 bits of bytes 0–3 hold the high bits of sc4–7, those of bytes 4–7
 // the high bits of m4–7; bytes 8–11 hold the low nibbles of sc4–7 (low half)
@@ -133,7 +133,7 @@ func buildQ5_K(d, dmin half, sc, m [8]int, q []int) []byte {
 	return b
 }
 
-// buildQ6_K follows the table of REFERENCE §2 row by row: ql[128], qh[64],
+// buildQ6_K follows the table of docs/unit09.md row by row: ql[128], qh[64],
 // int8 scales[16], then d.
 func buildQ6_K(d half, scales [16]int, q []int) []byte {
 	b := make([]byte, 128+64+16+2)
@@ -272,7 +272,7 @@ var (
 )
 
 // formulaCases builds blocks of every type from chosen fields and quants and
-// computes each element's value from the formula of REFERENCE §2.
+// computes each element's value from the formula of docs/unit09.md (9.1).
 func formulaCases() []qcase {
 	g := NewRand(9)
 	var cases []qcase
@@ -377,8 +377,8 @@ func assertValues(t *testing.T, what string, got, want []float64) {
 }
 
 // TestQuantGeometry checks BlockElems and BlockBytes against the table of
-// REFERENCE §1.2, and that the byte counts are the sums of the fields of the
-// §2 layouts and give the table's bits per weight.
+// docs/unit09.md (9.1), and that the byte counts are the sums of the fields of
+// the block layouts and give the table's bits per weight.
 func TestQuantGeometry(t *testing.T) {
 	for _, c := range []struct {
 		typ, elems, bytes, fields int
@@ -495,7 +495,7 @@ func TestSubScalePacking(t *testing.T) {
 }
 
 // TestQ4KScalesByHand checks SubScale on scales[12] packed by hand from the
-// two rules of REFERENCE §2.
+// two rules of docs/unit09.md (9.1).
 func TestQ4KScalesByHand(t *testing.T) {
 	for _, c := range []struct {
 		scales [12]byte

@@ -1,6 +1,6 @@
 package unit10
 
-// The format's constants (REFERENCE §1.1).
+// The format's constants (docs/unit10.md, 10.1, draws the layout).
 const (
 	ggufMagic            = 0x46554747 // "GGUF" read as a little-endian u32
 	ggufDefaultAlignment = 32

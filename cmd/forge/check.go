@@ -17,7 +17,7 @@ var structural = []struct {
 	{"api", "each solution declares exactly its stub's API", checks.API},
 	{"imports", "solutions never import oracle/; units import only earlier units", checks.Imports},
 	{"stubs", "every stub body is a TODO panic naming its challenge and doc", checks.Stubs},
-	{"docs", "docs follow the seven-part format and match the tests", checks.Docs},
+	{"docs", "docs follow the seven-part format, match the tests, and link only to files in the repo", checks.DocsAndLinks},
 	{"testdata", "every testdata file matches its SHA256SUMS manifest", checks.Testdata},
 	{"asm", "no legacy-SSE instruction runs with dirty upper vector halves (amd64 assembly)", checks.AsmSSE},
 }

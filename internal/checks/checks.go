@@ -45,7 +45,7 @@ func API(r workbook.Repo) []string {
 
 var unitImportRE = regexp.MustCompile(`^` + regexp.QuoteMeta(workbook.Module) + `/unit(\d\d)$`)
 
-// Imports checks the layering: no solution imports oracle/ (DESIGN.md §4),
+// Imports checks the layering: no solution imports oracle/ (docs/CONTRIBUTING.md),
 // and no unit's implementation imports the oracle, the solutions, the
 // tooling, or a unit that comes after it.
 func Imports(r workbook.Repo) []string {

@@ -30,7 +30,7 @@ func Steps() []Step {
 		{"structure: solution APIs equal stub APIs", structural(checks.API)},
 		{"structure: imports (no solution imports oracle/, units import earlier units only)", structural(checks.Imports)},
 		{"structure: stubs are TODO panics naming their challenge", structural(checks.Stubs)},
-		{"docs: seven parts per challenge, matching the tests", structural(checks.Docs)},
+		{"docs: seven parts per challenge, matching the tests; links and citations resolve in the repo", structural(checks.DocsAndLinks)},
 		{"testdata: every file matches its checksum manifest", structural(checks.Testdata)},
 		{"structure: amd64 assembly runs no legacy SSE with dirty upper halves", structural(checks.AsmSSE)},
 		{"go vet: stubs, oracle and tooling", stepVetStubs},

@@ -1,7 +1,7 @@
 // Package docs reads a unit's course text, docs/unitNN.md: its challenges,
 // their seven parts and their graduated hints, and checks the format.
 //
-// The format, fixed by DESIGN.md §6:
+// The format, described in docs/CONTRIBUTING.md:
 //
 //	# Unit 01 — Tensor and memory          (one title line)
 //	...introduction...

@@ -29,7 +29,7 @@ type Grouped struct {
 	Stray      []string // Test* names that follow neither convention
 }
 
-// GroupTests sorts test names by the naming convention of DESIGN.md §3:
+// GroupTests sorts test names by the naming convention of docs/CONTRIBUTING.md:
 // TestCN_M_What belongs to challenge N.M, TestBossN_What and
 // BenchmarkBossN_What to the boss. Names for another unit are stray.
 func GroupTests(unit int, names []string) Grouped {

@@ -11,7 +11,7 @@ import (
 	"github.com/llmforge/forge/unit01"
 )
 
-// The format's constants (REFERENCE §1.1).
+// The format's constants (docs/unit10.md, 10.1, draws the layout).
 const (
 	ggufMagic            = 0x46554747 // "GGUF" read as a little-endian u32
 	ggufDefaultAlignment = 32
