@@ -29,7 +29,7 @@ func Links(r workbook.Repo) []string {
 
 // skipDirs are folders that are not part of the repository: git's own, and
 // the build outputs and local state that .gitignore names.
-var skipDirs = map[string]bool{".git": true, "bin": true, ".tools": true, ".forge": true}
+var skipDirs = map[string]bool{".git": true, "bin": true, ".tools": true, ".forge": true, "node_modules": true}
 
 // checkLinks checks every .md file of fsys, the repository's tree.
 func checkLinks(fsys fs.FS) []string {

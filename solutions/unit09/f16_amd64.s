@@ -483,7 +483,7 @@ rf16_loop:
 
 #define BROADCAST(v, y) \
 	MOVL         v, AX ; \
-	MOVD         AX, X2 ; \
+	VMOVD        AX, X2 ; \
 	VPBROADCASTD X2, y
 
 // func roundBF16AVX2(dst, src *float32, n int)
