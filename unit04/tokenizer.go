@@ -18,9 +18,11 @@ type EncodeOptions struct {
 	// AddSpecial adds BOS before and EOS after the text, as the
 	// vocabulary's AddBOS and AddEOS flags say.
 	AddSpecial bool
-	// ParseSpecial recognises special tokens written in the text, such as
-	// "<|endoftext|>" or "<s>" (control and user-defined tokens). Without it
-	// they are ordinary text, so a user cannot inject them.
+	// ParseSpecial recognises control tokens written in the text, such as
+	// "<|endoftext|>" or "<s>". Without it they are ordinary text, so a
+	// user cannot inject them. User-defined tokens (TypeUserDefined: added
+	// words, and in DeepSeek's vocabularies single characters such as "ü")
+	// are cut out of the text either way, as llama.cpp does.
 	ParseSpecial bool
 }
 

@@ -19,6 +19,7 @@ type Tokenizer struct {
 	pairs   map[uint64]uint64 // the merge list keyed by token ids (bpe_ids.go)
 	byteIDs [256]int32        // the token of each byte's character, −1 if none
 	special []int             // tokens matched in the text itself: longest first
+	control map[int]bool      // those of them matched only with ParseSpecial
 	bytes   [256]int          // SentencePiece byte-fallback tokens, −1 where missing
 }
 
@@ -27,9 +28,11 @@ type EncodeOptions struct {
 	// AddSpecial adds BOS before and EOS after the text, as the
 	// vocabulary's AddBOS and AddEOS flags say.
 	AddSpecial bool
-	// ParseSpecial recognises special tokens written in the text, such as
-	// "<|endoftext|>" or "<s>" (control and user-defined tokens). Without it
-	// they are ordinary text, so a user cannot inject them.
+	// ParseSpecial recognises control tokens written in the text, such as
+	// "<|endoftext|>" or "<s>". Without it they are ordinary text, so a
+	// user cannot inject them. User-defined tokens (TypeUserDefined: added
+	// words, and in DeepSeek's vocabularies single characters such as "ü")
+	// are cut out of the text either way, as llama.cpp does.
 	ParseSpecial bool
 }
 
@@ -85,8 +88,29 @@ func New(v *Vocab) (*Tokenizer, error) {
 			}
 		}
 	}
+	t.control = make(map[int]bool)
+	for _, id := range t.special {
+		if t.tokenType(id) == TypeControl || controlLooking[v.Tokens[id]] {
+			t.control[id] = true
+		}
+	}
 	slices.SortStableFunc(t.special, func(a, b int) int { return len(v.Tokens[b]) - len(v.Tokens[a]) })
 	return t, nil
+}
+
+// controlLooking are the texts of end-of-turn, end-of-generation and
+// fill-in-the-middle tokens that llama.cpp treats as control tokens even
+// where a file marks them user-defined (Phi-3's "</s>", for one): they
+// are special only with ParseSpecial, like every control token.
+var controlLooking = map[string]bool{
+	"</s>": true, "<|endoftext|>": true, "<|eot_id|>": true, "<|eom_id|>": true,
+	"<|im_end|>": true, "<|end|>": true, "<end_of_turn>": true, "<EOT>": true, "_<EOT>": true,
+	"<｜end▁of▁sentence｜>": true,
+	"<|fim_prefix|>":      true, "<fim-prefix>": true, "<｜fim▁begin｜>": true, "<PRE>": true, "▁<PRE>": true,
+	"<|fim_suffix|>": true, "<fim-suffix>": true, "<｜fim▁hole｜>": true, "<SUF>": true, "▁<SUF>": true,
+	"<|fim_middle|>": true, "<fim-middle>": true, "<｜fim▁end｜>": true, "<MID>": true, "▁<MID>": true,
+	"<|fim_pad|>": true, "<fim-pad>": true, "<PAD>": true,
+	"<|fim_repo|>": true, "<|repo_name|>": true, "<fim-repo>": true, "<REPO>": true, "<|file_sep|>": true,
 }
 
 // tokenType is the type of id, TypeNormal when the vocabulary has none.
@@ -135,18 +159,18 @@ func (t *Tokenizer) Encode(text string, opt EncodeOptions) []int {
 	return out
 }
 
-// fragments cuts text at the special tokens it contains, when parseSpecial
-// is set, longest token first, and calls emit for each piece of text
-// (special −1) and each special token.
+// fragments cuts text at the special tokens it contains, longest token
+// first: user-defined tokens always, control tokens when parseSpecial is
+// set. It calls emit for each piece of text (special −1) and each special
+// token.
 func (t *Tokenizer) fragments(text string, parseSpecial bool, emit func(frag string, special int)) {
 	if text == "" {
 		return
 	}
-	if !parseSpecial {
-		emit(text, -1)
-		return
-	}
 	for _, id := range t.special {
+		if !parseSpecial && t.control[id] {
+			continue
+		}
 		tok := t.v.Tokens[id]
 		if i := strings.Index(text, tok); i >= 0 {
 			t.fragments(text[:i], parseSpecial, emit)
