@@ -44,7 +44,7 @@ func bind(f *File, maxSeq int, p *unit03.Pool) (*Model, error) {
 	}
 	model, err := unit05.NewModel(c, w, p)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", f.source, err)
 	}
 	v, err := LoadVocab(f)
 	if err != nil {
