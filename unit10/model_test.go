@@ -109,7 +109,7 @@ func TestC10_4_LoadConfig(t *testing.T) {
 		{"no block_count", dropKey("llama.block_count"), unit00.ErrInvalid, "llama.block_count"},
 		{"no rms epsilon", dropKey("llama.attention.layer_norm_rms_epsilon"), unit00.ErrInvalid, "layer_norm_rms_epsilon"},
 		{"partial rotary", setKV("llama.rope.dimension_count", TypeUint32, uint32(16)), unit00.ErrUnsupported, "rope.dimension_count"},
-		{"head count not dividing by kv heads", setKV("llama.attention.head_count_kv", TypeUint32, uint32(3)), unit00.ErrInvalid, "KVHeads"},
+		{"head count not dividing by kv heads", setKV("llama.attention.head_count_kv", TypeUint32, uint32(3)), unit00.ErrInvalid, "head_count_kv"},
 	}
 	for _, b := range bad {
 		f := reparse(t, base, b.edit(append([]KV(nil), base.KV...)))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,11 +49,11 @@ type benchOptions struct {
 }
 
 func setupBench(fs *flagSet) func(*env) error {
-	o := &benchOptions{pp: []int{512}, tg: []int{128}, threads: []int{runtime.NumCPU()}, reps: 3}
+	o := &benchOptions{pp: []int{512}, tg: []int{128}, threads: []int{defaultThreads()}, reps: 3}
 	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
-	fs.ints(&o.pp, "p,n-prompt", "N", "prompt tokens to process, a comma list (default 512)", atLeast(0))
-	fs.ints(&o.tg, "n,n-gen", "N", "tokens to generate, a comma list (default 128)", atLeast(0))
-	fs.ints(&o.threads, "t,threads", "N", fmt.Sprintf("thread counts, a comma list (default %d, the CPUs)", runtime.NumCPU()), atLeast(1))
+	fs.ints(&o.pp, "p,n-prompt", "N", "prompt tokens to process, a comma list (default 512)", tokenCount)
+	fs.ints(&o.tg, "n,n-gen", "N", "tokens to generate, a comma list (default 128)", tokenCount)
+	fs.ints(&o.threads, "t,threads", "N", fmt.Sprintf("thread counts, a comma list (default %d, the CPUs; at most %d)", defaultThreads(), maxThreads), threadCount)
 	fs.integer(&o.reps, "r,repetitions", "N", "repetitions of each test (default 3)", atLeast(1))
 	fs.boolean(&o.json, "json", "print one JSON object per line and test")
 	return func(e *env) error { return doBench(e, o) }
@@ -99,8 +100,9 @@ func doBench(e *env, o *benchOptions) error {
 		return usagef("no model: give -m MODEL.gguf")
 	}
 	// The context holds the longest test: a prompt, or the short prompt
-	// of a tg test and its steps.
-	m, err := loadModel(e, o.model, longest+tgPrompt, o.threads[0])
+	// of a tg test and its steps. The model's scratch is sized for the
+	// most threads of -t, so that every pool of the list fits in it.
+	m, err := loadModel(e, o.model, longest+tgPrompt, slices.Max(o.threads), "-p/-n")
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"github.com/llmforge/forge/unit03"
@@ -39,7 +38,7 @@ type evalOptions struct {
 }
 
 func setupEval(fs *flagSet) func(*env) error {
-	o := &evalOptions{top: 10, ctx: ctxUnset, threads: runtime.NumCPU()}
+	o := &evalOptions{top: 10, ctx: ctxUnset, threads: defaultThreads()}
 	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
 	fs.str(&o.prompt, "p,prompt", "TEXT", "the prompt, tokenized as llm run does")
 	fs.ints(&o.tokens, "tokens", "IDS", "the token ids instead of a prompt, comma-separated", atLeast(0))
@@ -66,7 +65,7 @@ func doEval(e *env, o *evalOptions) error {
 	case !e.given("p") && !e.given("tokens"):
 		return usagef("nothing to evaluate: give -p PROMPT or --tokens 1,2,3")
 	}
-	m, err := loadModel(e, o.model, o.ctx, o.threads)
+	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c")
 	if err != nil {
 		return err
 	}

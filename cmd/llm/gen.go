@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -91,7 +90,7 @@ type genOptions struct {
 }
 
 func setupGen(fs *flagSet) func(*env) error {
-	o := &genOptions{shape: "tiny", typ: "q8_0", vocab: "gpt2", seed: 1, threads: runtime.NumCPU()}
+	o := &genOptions{shape: "tiny", typ: "q8_0", vocab: "gpt2", seed: 1, threads: defaultThreads()}
 	fs.choice(&o.shape, "shape", "NAME", "the model's shape: "+strings.Join(shapeNames(), ", ")+" (default tiny)", shapeNames())
 	fs.choice(&o.typ, "type", "TYPE", "the weights' type: "+strings.Join(fileTypeNames(), ", ")+" (default q8_0)", fileTypeNames())
 	fs.choice(&o.vocab, "vocab", "NAME", "the vocabulary: gpt2 (byte-level BPE) or spm (SentencePiece) (default gpt2)", []string{"gpt2", "spm"})
@@ -105,7 +104,7 @@ func setupGen(fs *flagSet) func(*env) error {
 		return nil
 	})
 	fs.str(&o.out, "o,output", "FILE", "the file to write")
-	fs.integer(&o.threads, "t,threads", "N", fmt.Sprintf("threads for quantizing (default %d, the CPUs)", runtime.NumCPU()), atLeast(1))
+	fs.integer(&o.threads, "t,threads", "N", fmt.Sprintf("threads for quantizing (default %d, the CPUs; at most %d)", defaultThreads(), maxThreads), threadCount)
 	return func(e *env) error { return doGen(e, o) }
 }
 

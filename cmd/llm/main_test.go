@@ -135,8 +135,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "-m", m, "-p", "hi", "--presence-penalty", "x"}, "--presence-penalty x: want a finite number"},
 		{[]string{"run", "-m", m, "-p", "hi", "--seed", "x"}, "--seed x: want -1 (random)"},
 		{[]string{"run", "-m", m, "-p", "hi", "-s", "-2"}, "-s -2: want -1 (random)"},
-		{[]string{"run", "-m", m, "-p", "hi", "-c", "-5"}, "-c -5: want an integer ≥ 0"},
-		{[]string{"run", "-m", m, "-p", "hi", "-t", "0"}, "-t 0: want an integer ≥ 1"},
+		{[]string{"run", "-m", m, "-p", "hi", "-c", "-5"}, "-c -5: want 0 (the model's context) or a count of tokens ≥ 1"},
+		{[]string{"run", "-m", m, "-p", "hi", "-t", "0"}, "-t 0: want an integer in [1, 512]"},
 		{[]string{"run", "-m", m, "-p", "hi", "--json=maybe"}, "--json: want true or false"},
 		{[]string{"run", "-m", m, "-p", "hi", "stray"}, `unexpected argument "stray"`},
 		{[]string{"run", "-m", m, "-p", "hi", "-f", "x.txt"}, "give -p PROMPT or -f FILE, not both"},
@@ -172,10 +172,10 @@ func TestUsageErrors(t *testing.T) {
 		// quantize
 		{[]string{"quantize", "in.gguf", "out.gguf"}, "want IN.gguf OUT.gguf TYPE, got 2 arguments"},
 		{[]string{"quantize", "in.gguf", "out.gguf", "q3"}, `type "q3": want one of f32, f16, q8_0, q4_0, q4_k_m`},
-		{[]string{"quantize", "-t", "0", "in.gguf", "out.gguf", "q8_0"}, "-t 0: want an integer ≥ 1"},
+		{[]string{"quantize", "-t", "0", "in.gguf", "out.gguf", "q8_0"}, "-t 0: want an integer in [1, 512]"},
 		// bench
 		{[]string{"bench", "-m", m, "-p", "0", "-n", "0"}, "nothing to measure"},
-		{[]string{"bench", "-m", m, "-t", "1,0"}, "-t 1,0: want an integer ≥ 1"},
+		{[]string{"bench", "-m", m, "-t", "1,0"}, "-t 1,0: want an integer in [1, 512]"},
 		{[]string{"bench", "-m", m, "-t", "a"}, "-t a: want a comma-separated list of integers"},
 		{[]string{"bench", "-m", m, "-r", "0"}, "-r 0: want an integer ≥ 1"},
 		{[]string{"bench", "-p", "8"}, "no model"},

@@ -37,8 +37,12 @@ type model struct {
 
 // loadModel loads the GGUF model at path for a context of ctx positions
 // (ctxUnset: min(4096, the model's context_length); 0: the model's) with
-// a pool of threads. Its errors are bad input (exit status 2).
-func loadModel(e *env, path string, ctx, threads int) (*model, error) {
+// a pool of threads. flag is the flag that sets the context, for messages:
+// "-c", or bench's "-p/-n". Before anything is allocated for the context,
+// its memory is compared with the memory available (checkMemory); a -c
+// beyond the model's trained context gets a warning. Its errors are bad
+// input (exit status 2).
+func loadModel(e *env, path string, ctx, threads int, flag string) (*model, error) {
 	if path == "" {
 		return nil, usagef("no model: give -m MODEL.gguf")
 	}
@@ -47,15 +51,26 @@ func loadModel(e *env, path string, ctx, threads int) (*model, error) {
 		size = st.Size()
 	}
 	e.progress.show("loading %s (%s)...", filepath.Base(path), formatBytes(size))
-	trainCtx, err := contextLength(path)
+	cfg, err := modelConfig(path)
 	if err != nil {
 		return nil, err
 	}
+	trainCtx := cfg.MaxSeq
+	what := flag
 	switch {
 	case ctx == ctxUnset:
-		ctx = min(defaultCtx, trainCtx)
+		ctx, what = min(defaultCtx, trainCtx), "the default context (no -c)"
 	case ctx == 0:
-		ctx = trainCtx
+		ctx, what = trainCtx, "-c 0 (the model's context)"
+	case flag == "-c":
+		what = fmt.Sprintf("-c %d", ctx)
+	}
+	if err := checkMemory(cfg, ctx, threads, what, flag); err != nil {
+		return nil, err
+	}
+	if flag == "-c" && ctx > trainCtx { // as llama.cpp warns: allowed, but the model never saw such positions
+		e.progress.clear()
+		fmt.Fprintf(e.stderr, "llm %s: warning: -c %d is more than the %d tokens the model was trained on: past them its output degrades\n", e.flags.cmd, ctx, trainCtx)
 	}
 	pool := unit03.NewPool(threads)
 	m, err := unit10.Load(path, ctx, pool)
@@ -77,19 +92,19 @@ func (m *model) warnings(e *env) {
 	}
 }
 
-// contextLength reads a model's context_length, checking on the way that
-// the file is a model this engine loads.
-func contextLength(path string) (int, error) {
+// modelConfig reads a model's hyper-parameters, checking on the way that
+// the file is a model this engine loads. MaxSeq is its context_length.
+func modelConfig(path string) (unit05.Config, error) {
 	f, err := unit10.Open(path)
 	if err != nil {
-		return 0, badInput(err)
+		return unit05.Config{}, badInput(err)
 	}
 	defer f.Close()
 	c, err := unit10.LoadConfig(f, 0)
 	if err != nil {
-		return 0, badInput(err)
+		return c, badInput(err)
 	}
-	return c.MaxSeq, nil
+	return c, nil
 }
 
 func (m *model) Close() {
@@ -267,8 +282,10 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
 	case n < 1<<30:
 		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n < 1<<40:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
 	}
-	return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	return fmt.Sprintf("%.2f TiB", float64(n)/(1<<40))
 }
 
 // formatCount is a parameter count: "1.10 B", "25.63 M", "4.10 K".

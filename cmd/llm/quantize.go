@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,8 +319,8 @@ type quantizeOptions struct {
 }
 
 func setupQuantize(fs *flagSet) func(*env) error {
-	o := &quantizeOptions{threads: runtime.NumCPU()}
-	fs.integer(&o.threads, "t,threads", "N", fmt.Sprintf("threads (default %d, the CPUs)", runtime.NumCPU()), atLeast(1))
+	o := &quantizeOptions{threads: defaultThreads()}
+	fs.integer(&o.threads, "t,threads", "N", fmt.Sprintf("threads (default %d, the CPUs; at most %d)", defaultThreads(), maxThreads), threadCount)
 	return func(e *env) error { return doQuantize(e, o) }
 }
 

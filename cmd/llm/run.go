@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -56,7 +55,7 @@ type runOptions struct {
 }
 
 func setupRun(fs *flagSet) func(*env) error {
-	o := &runOptions{n: 128, params: unit11.DefaultParams(), seed: -1, ctx: ctxUnset, threads: runtime.NumCPU()}
+	o := &runOptions{n: 128, params: unit11.DefaultParams(), seed: -1, ctx: ctxUnset, threads: defaultThreads()}
 	d := unit11.DefaultParams()
 	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
 	fs.str(&o.prompt, "p,prompt", "TEXT", "the prompt")
@@ -118,8 +117,8 @@ func samplingFlags(fs *flagSet, p *unit11.Params, d unit11.Params) {
 
 // contextFlags declares -c and -t.
 func contextFlags(fs *flagSet, ctx, threads *int) {
-	fs.integer(ctx, "c,ctx-size", "N", fmt.Sprintf("context size in tokens; 0: the model's (default: the model's, at most %d)", defaultCtx), atLeast(0))
-	fs.integer(threads, "t,threads", "N", fmt.Sprintf("threads (default %d, the CPUs)", runtime.NumCPU()), atLeast(1))
+	fs.integer(ctx, "c,ctx-size", "N", fmt.Sprintf("context size in tokens; 0: the model's (default: the model's, at most %d)", defaultCtx), contextSize)
+	fs.integer(threads, "t,threads", "N", fmt.Sprintf("threads (default %d, the CPUs; at most %d)", defaultThreads(), maxThreads), threadCount)
 }
 
 // promptText returns the prompt of -p or -f.
@@ -128,15 +127,33 @@ func promptText(prompt, file string, givenP bool) (string, error) {
 	case givenP && file != "":
 		return "", usagef("give -p PROMPT or -f FILE, not both")
 	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", badInput(err)
-		}
-		return string(b), nil
+		return readPrompt(file)
 	case !givenP:
 		return "", usagef("no prompt: give -p PROMPT or -f FILE")
 	}
 	return prompt, nil
+}
+
+// maxPromptBytes bounds -f: a prompt is text for a context of tokens, and
+// a file that never ends (/dev/zero) must not fill the memory first.
+const maxPromptBytes = 64 << 20
+
+// readPrompt reads the prompt file of -f, at most maxPromptBytes. Pipes
+// are fine (-f <(echo hi)): the limit is on what is read, not the size.
+func readPrompt(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", badInput(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPromptBytes+1))
+	switch {
+	case err != nil:
+		return "", badInput(err)
+	case len(b) > maxPromptBytes:
+		return "", usagef("-f %s: more than %s, too long for a prompt", path, formatBytes(maxPromptBytes))
+	}
+	return string(b), nil
 }
 
 type runJSON struct {
@@ -175,7 +192,7 @@ func doRun(e *env, o *runOptions) error {
 	if err := params.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	m, err := loadModel(e, o.model, o.ctx, o.threads)
+	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c")
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package unit05
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit01"
@@ -26,8 +27,9 @@ type Model struct {
 
 // NewModel checks c and w and prepares a model: the RoPE tables for
 // c.MaxSeq positions and an arena large enough for a forward pass over
-// c.MaxSeq tokens. An invalid config or weights that do not fit it are an
-// error. p may be nil.
+// c.MaxSeq tokens. An invalid config, weights that do not fit it, or a
+// MaxSeq whose tables and scratch no process could address are an error.
+// p may be nil.
 func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -35,15 +37,26 @@ func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
 	if err := w.Check(c); err != nil {
 		return nil, err
 	}
+	arena := arenaBytes(c, p.Threads())
+	if need := 4*float64(c.MaxSeq)*float64(c.HeadDim) + arena; need > addressable {
+		return nil, fmt.Errorf("config: MaxSeq %d needs %.3g bytes of RoPE tables and scratch, more than a process can address: %w", c.MaxSeq, need, unit00.ErrInvalid)
+	}
 	return &Model{
 		Config:  c,
 		Weights: w,
 		Pool:    p,
 		rope:    NewRope(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope),
-		arena:   unit01.NewArena(arenaBytes(c, p.Threads())),
+		arena:   unit01.NewArena(int(arena)),
 		attend:  new(attentionTask),
 	}, nil
 }
+
+// addressable bounds what NewModel tries to allocate: 2⁴⁷ bytes (128 TiB),
+// the user address space of amd64 and arm64, which no MaxSeq may exceed,
+// less on a 32-bit platform. Below it, whether the memory is there is the
+// caller's question (llm compares with the memory available): an
+// allocation the system refuses kills the process, it is not an error.
+var addressable = min(1<<47, float64(math.MaxInt))
 
 // blockRows is the most rows a block computes at once: Block cuts longer
 // prompts into pieces of this many. It bounds the block's scratch, ten
@@ -54,12 +67,14 @@ const blockRows = 64
 // arenaBytes is the scratch of the largest pass, MaxSeq tokens: the hidden
 // states and the batch's keys and values (Forward), plus what one Block
 // needs at its peak for blockRows rows (and each thread's scores of its
-// rows for all MaxSeq positions), with room for each allocation's
-// alignment.
-func arenaBytes(c Config, threads int) int {
-	n, b := c.MaxSeq, min(blockRows, c.MaxSeq)
-	forward := n * (c.Dim + 2*c.KVDim())
-	block := b*(2*c.Dim+2*c.QDim()+2*c.FFN) + threads*b*n // xn, ffn out, q, att, gate, up, scores
+// rows for all MaxSeq positions: at most blockRows threads get rows), with
+// room for each allocation's alignment. It is a float64 so that an absurd
+// MaxSeq cannot overflow it.
+func arenaBytes(c Config, threads int) float64 {
+	n, b := float64(c.MaxSeq), float64(min(blockRows, c.MaxSeq))
+	parts := float64(min(threads, blockRows))
+	forward := n * float64(c.Dim+2*c.KVDim())
+	block := b*float64(2*c.Dim+2*c.QDim()+2*c.FFN) + parts*b*n // xn, ffn out, q, att, gate, up, scores
 	const allocations = 16
 	return 4*(forward+block) + allocations*unit01.Alignment
 }

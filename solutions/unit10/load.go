@@ -1,6 +1,8 @@
 package unit10
 
 import (
+	"fmt"
+
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
@@ -42,7 +44,7 @@ func bind(f *File, maxSeq int, p *unit03.Pool) (*Model, error) {
 	}
 	model, err := unit05.NewModel(c, w, p)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", f.source, err)
 	}
 	v, err := LoadVocab(f)
 	if err != nil {
@@ -50,7 +52,7 @@ func bind(f *File, maxSeq int, p *unit03.Pool) (*Model, error) {
 	}
 	tok, err := unit04.New(v)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", f.source, err) // unit04 does not know the file
 	}
 	return &Model{File: f, Model: model, Tokenizer: tok}, nil
 }

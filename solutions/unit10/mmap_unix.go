@@ -20,7 +20,8 @@ import (
 //
 // Errors: those of os.Open and Stat as they come (a missing file wraps
 // fs.ErrNotExist); a path that is not a regular file wraps
-// unit00.ErrInvalid; an empty file is the error Parse gives for no bytes
+// unit00.ErrInvalid and says what it is ("is a directory"), found before
+// the file is opened (opening a FIFO would wait for a writer); an empty file is the error Parse gives for no bytes
 // (wrapping unit00.ErrTruncated), since a mapping cannot be empty; any
 // parse error is returned after the mapping has been released, so a failed
 // Open leaks nothing. The file must not be truncated or rewritten while it
@@ -30,7 +31,14 @@ import (
 // On other operating systems Open reads the whole file into memory with
 // os.ReadFile instead (see mmap_other.go).
 func Open(path string) (*File, error) {
-	fd, err := os.Open(path)
+	// Stat before opening: opening a FIFO for reading blocks until a
+	// writer comes, which may be never.
+	if err := regularFile(path); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK keeps even a FIFO swapped in after the Stat from
+	// blocking; the second check below then refuses it.
+	fd, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +48,7 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%v): %w", path, info.Mode().Type(), unit00.ErrInvalid)
+		return nil, notRegular(path, info.Mode())
 	}
 	size := info.Size()
 	if size == 0 {

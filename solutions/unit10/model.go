@@ -3,6 +3,8 @@ package unit10
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit01"
@@ -19,8 +21,12 @@ import (
 // file has no output.weight, QKVBias when it has blk.0.attn_q.bias.
 // MaxSeq is maxSeq, or the file's context_length when maxSeq ≤ 0. A
 // missing key or tensor is an error wrapping unit00.ErrInvalid that names
-// it; another architecture, or a rope.dimension_count other than the head
-// width (partial rotary), wraps unit00.ErrUnsupported.
+// it; so is a value that cannot describe a model (a count of 0, a
+// head_count that does not divide embedding_length, a head_count_kv that
+// does not divide head_count, a block_count other than the file's blocks),
+// named with its key and value. Another architecture, a mixture of experts
+// (an expert_count above 0 or expert tensors), or a rope.dimension_count
+// other than the head width (partial rotary) wraps unit00.ErrUnsupported.
 func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	var c unit05.Config
 	arch, err := f.String("general.architecture")
@@ -35,6 +41,10 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	default:
 		return c, fmt.Errorf("%s: general.architecture %q (this loader knows llama and qwen2): %w", f.source, arch, unit00.ErrUnsupported)
 	}
+	if err := checkDense(f, arch); err != nil {
+		return c, err
+	}
+	kvHeadsSet := false
 	ints := []struct {
 		key      string
 		dst      *int
@@ -58,15 +68,17 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 			return c, fmt.Errorf("%s: %s = %d is beyond any model: %w", f.source, k.key, v, unit00.ErrInvalid)
 		}
 		*k.dst = int(v)
+		kvHeadsSet = kvHeadsSet || k.dst == &c.KVHeads
 	}
-	if c.KVHeads == 0 {
+	if !kvHeadsSet {
 		c.KVHeads = c.Heads
 	}
-	if c.Heads > 0 {
-		c.HeadDim = c.Dim / c.Heads
+	if err := checkShape(f, arch, c); err != nil {
+		return c, err
 	}
-	if rot, err := f.Uint(arch + ".rope.dimension_count"); err == nil && int(rot) != c.HeadDim {
-		return c, fmt.Errorf("%s: %s.rope.dimension_count %d is not the head width %d (partial rotary): %w", f.source, arch, rot, c.HeadDim, unit00.ErrUnsupported)
+	c.HeadDim = c.Dim / c.Heads
+	if err := checkRope(f, arch, c.HeadDim); err != nil {
+		return c, err
 	}
 	eps, err := f.Float(arch + ".attention.layer_norm_rms_epsilon")
 	if err != nil {
@@ -76,6 +88,14 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	c.RopeBase = 10000
 	if base, err := f.Float(arch + ".rope.freq_base"); err == nil {
 		c.RopeBase = base
+	}
+	for _, x := range []struct {
+		key string
+		v   float64
+	}{{arch + ".attention.layer_norm_rms_epsilon", float64(c.RMSEps)}, {arch + ".rope.freq_base", c.RopeBase}} {
+		if !(x.v > 0) || math.IsInf(x.v, 0) {
+			return c, f.errorf(unit00.ErrInvalid, "%s = %v: want a positive, finite number", x.key, x.v)
+		}
 	}
 	embd, _, err := f.Tensor("token_embd.weight")
 	if err != nil {
@@ -96,6 +116,97 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 		return c, fmt.Errorf("%s: %w", f.source, err)
 	}
 	return c, nil
+}
+
+// checkDense refuses a mixture-of-experts model (Mixtral is a "llama" with
+// experts): its feed-forward weights are stacked experts, which unit 06
+// will bind; without this check the error would be a dense FFN tensor
+// that is missing, which says nothing about why.
+func checkDense(f *File, arch string) error {
+	const why = "mixture-of-experts models are not supported yet (unit 06 will add them)"
+	if n, err := f.Uint(arch + ".expert_count"); err == nil && n > 0 {
+		return f.errorf(unit00.ErrUnsupported, "%s = %d: %s", arch+".expert_count", n, why)
+	}
+	for _, name := range []string{"blk.0.ffn_gate_exps.weight", "blk.0.ffn_up_exps.weight", "blk.0.ffn_down_exps.weight"} {
+		if _, _, err := f.Tensor(name); err == nil {
+			return f.errorf(unit00.ErrUnsupported, "tensor %s holds experts: %s", name, why)
+		}
+	}
+	return nil
+}
+
+// checkShape checks the integer hyper-parameters, in the order of the
+// keys, each against the ones before it. Every error names the key and its
+// value: Validate would catch most of these too, but with the name of a
+// Config field, which does not tell a user which key of the file is wrong.
+func checkShape(f *File, arch string, c unit05.Config) error {
+	key := func(k string) string { return arch + "." + k }
+	embd, blocks := key("embedding_length"), key("block_count")
+	heads, kvHeads := key("attention.head_count"), key("attention.head_count_kv")
+	bad := func(format string, args ...any) error { return f.errorf(unit00.ErrInvalid, format, args...) }
+	switch {
+	case c.Dim == 0:
+		return bad("%s = 0: the embedding needs at least one dimension", embd)
+	case c.Layers == 0:
+		return bad("%s = 0: a model has at least one block", blocks)
+	case c.Heads == 0:
+		return bad("%s = 0: a model has at least one attention head", heads)
+	case c.Dim%c.Heads != 0:
+		return bad("%s = %d does not divide %s = %d: every head takes an equal share of the embedding", heads, c.Heads, embd, c.Dim)
+	case c.KVHeads == 0:
+		return bad("%s = 0: a model has at least one key/value head", kvHeads)
+	case c.Heads%c.KVHeads != 0:
+		return bad("%s = %d does not divide %s = %d: every key/value head serves an equal group of query heads", kvHeads, c.KVHeads, heads, c.Heads)
+	case c.FFN == 0:
+		return bad("%s = 0: the feed-forward layer needs at least one unit", key("feed_forward_length"))
+	case c.MaxSeq == 0:
+		return bad("%s = 0: a model has a context of at least one position", key("context_length"))
+	}
+	switch n := fileBlocks(f); {
+	case n == 0:
+		return bad("%s = %d, but the file has no block tensors (blk.N.*)", blocks, c.Layers)
+	case n != c.Layers:
+		return bad("%s = %d, but the file's tensors make %d blocks (blk.0 … blk.%d)", blocks, c.Layers, n, n-1)
+	}
+	return nil
+}
+
+// checkRope checks the rotary dimension, if the file gives one, against
+// the head width. A smaller one is partial rotary (Phi-2), another model.
+func checkRope(f *File, arch string, headDim int) error {
+	key := arch + ".rope.dimension_count"
+	rot, err := f.Uint(key)
+	switch {
+	case err != nil:
+		if _, present := f.Lookup(key); present {
+			return err
+		}
+	case rot == 0 || rot > uint64(headDim):
+		return f.errorf(unit00.ErrInvalid, "%s = %d, but the head width is %d (embedding_length / head_count)", key, rot, headDim)
+	case int(rot) != headDim:
+		return f.errorf(unit00.ErrUnsupported, "%s = %d is not the head width %d (partial rotary)", key, rot, headDim)
+	}
+	if headDim%2 != 0 {
+		return f.errorf(unit00.ErrInvalid, "the head width %d (%s.embedding_length / %s.attention.head_count) is odd: RoPE rotates pairs", headDim, arch, arch)
+	}
+	return nil
+}
+
+// fileBlocks is the number of transformer blocks the file's tensors make:
+// one more than the highest N of a tensor named blk.N.something.
+func fileBlocks(f *File) int {
+	n := 0
+	for _, t := range f.Tensors {
+		rest, ok := strings.CutPrefix(t.Name, "blk.")
+		if !ok {
+			continue
+		}
+		num, _, ok := strings.Cut(rest, ".")
+		if i, err := strconv.Atoi(num); ok && err == nil && i >= n {
+			n = i + 1
+		}
+	}
+	return n
 }
 
 // LoadWeights binds f's tensors to a model of config c, by their GGUF
@@ -131,10 +242,10 @@ func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 		if c.QKVBias {
 			l.Bq, l.Bk, l.Bv = b.vector(p+"attn_q.bias", q), b.vector(p+"attn_k.bias", kv), b.vector(p+"attn_v.bias", kv)
 		}
+		if b.err != nil {
+			return nil, b.err // at once: a Layers of 10⁹ must not run on
+		}
 		w.Layers = append(w.Layers, l)
-	}
-	if b.err != nil {
-		return nil, b.err
 	}
 	if err := w.Check(c); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.source, err)

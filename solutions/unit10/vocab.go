@@ -10,8 +10,10 @@ import (
 // LoadVocab reads the tokenizer.ggml.* metadata into a unit04.Vocab, with
 // unit04.ReadVocab's rules for absent keys: ids −1, AddBOS and
 // AddSpacePrefix true for a "llama" (SentencePiece) vocabulary. The token
-// list is required; scores and token types, when present, must have one
-// entry per token; any other key, when present, must have its type (a
+// list is required and not empty; scores and token types, when present,
+// must have one entry per token, and in a model so must the token list per
+// row of token_embd.weight (the error names the array that is wrong and
+// both lengths); any other key, when present, must have its type (a
 // tokenizer.ggml.add_bos_token stored as an integer is an error naming
 // the key, not an absent flag), as unit04.ReadVocab requires.
 func LoadVocab(f *File) (*unit04.Vocab, error) {
@@ -36,14 +38,17 @@ func LoadVocab(f *File) (*unit04.Vocab, error) {
 		}
 	}
 	if kv, ok := f.Lookup("tokenizer.ggml.scores"); ok {
-		if v.Scores, ok = kv.Value.([]float32); !ok || len(v.Scores) != len(v.Tokens) {
-			return nil, fmt.Errorf("%s: tokenizer.ggml.scores must be %d float32s: %w", f.source, len(v.Tokens), unit00.ErrInvalid)
+		if v.Scores, ok = kv.Value.([]float32); !ok {
+			return nil, f.wrongType(kv, "an array of FLOAT32")
 		}
 	}
 	if kv, ok := f.Lookup("tokenizer.ggml.token_type"); ok {
-		if v.Types, ok = kv.Value.([]int32); !ok || len(v.Types) != len(v.Tokens) {
-			return nil, fmt.Errorf("%s: tokenizer.ggml.token_type must be %d int32s: %w", f.source, len(v.Tokens), unit00.ErrInvalid)
+		if v.Types, ok = kv.Value.([]int32); !ok {
+			return nil, f.wrongType(kv, "an array of INT32")
 		}
+	}
+	if err := checkVocabSize(f, v); err != nil {
+		return nil, err
 	}
 	for _, id := range []struct {
 		key string
@@ -75,4 +80,38 @@ func LoadVocab(f *File) (*unit04.Vocab, error) {
 		}
 	}
 	return v, nil
+}
+
+// checkVocabSize checks that the token list, the scores and the token types
+// have one entry per token. In a model the number of tokens is
+// token_embd.weight's row count, as llama.cpp requires; in a
+// vocabulary-only file it is the length most of the arrays agree on. The
+// error names the array that differs, with its length and the expected
+// one: a token list cut short is the token list's fault, not that of the
+// token types it no longer matches.
+func checkVocabSize(f *File, v *unit04.Vocab) error {
+	arrays := []struct {
+		key     string
+		n       int
+		present bool
+	}{
+		{"tokenizer.ggml.tokens", len(v.Tokens), true},
+		{"tokenizer.ggml.scores", len(v.Scores), v.Scores != nil},
+		{"tokenizer.ggml.token_type", len(v.Types), v.Types != nil},
+	}
+	want, from := len(v.Tokens), "the length of tokenizer.ggml.tokens"
+	if embd, _, err := f.Tensor("token_embd.weight"); err == nil && len(embd.Dims) == 2 {
+		want, from = int(embd.Dims[1]), "token_embd.weight's row count"
+	} else if s, t := arrays[1], arrays[2]; s.present && t.present && s.n == t.n {
+		want, from = s.n, "the length of tokenizer.ggml.scores and tokenizer.ggml.token_type"
+	}
+	if len(v.Tokens) == 0 {
+		return f.errorf(unit00.ErrInvalid, "tokenizer.ggml.tokens is empty: a vocabulary has at least one token")
+	}
+	for _, a := range arrays {
+		if a.present && a.n != want {
+			return f.errorf(unit00.ErrInvalid, "%s has %d entries, but the vocabulary has %d tokens (%s): want one entry per token", a.key, a.n, want, from)
+		}
+	}
+	return nil
 }

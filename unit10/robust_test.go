@@ -1,0 +1,195 @@
+package unit10
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit01"
+)
+
+// A crafted model is the tiny llama model with its metadata or tensors
+// edited the way a broken converter or a hostile file would have them.
+type crafted struct {
+	name    string
+	kvs     func([]KV) []KV
+	tensors func([]Tensor) []Tensor
+	kind    error
+	says    []string // what the message must name, besides the file
+}
+
+// setU32 sets an integer key; setF32 a float one.
+func setU32(key string, v uint64) func([]KV) []KV {
+	if v > math.MaxUint32 {
+		return setKV(key, TypeUint64, v)
+	}
+	return setKV(key, TypeUint32, uint32(v))
+}
+
+func setF32(key string, v float32) func([]KV) []KV { return setKV(key, TypeFloat32, v) }
+
+// cutArray keeps the first n entries of an array key.
+func cutArray(key string, n int) func([]KV) []KV {
+	return func(kvs []KV) []KV {
+		for i, kv := range kvs {
+			if kv.Key != key {
+				continue
+			}
+			switch v := kv.Value.(type) {
+			case []string:
+				kvs[i].Value = v[:n]
+			case []int32:
+				kvs[i].Value = v[:n]
+			case []float32:
+				kvs[i].Value = v[:n]
+			}
+		}
+		return kvs
+	}
+}
+
+func both(a, b func([]KV) []KV) func([]KV) []KV {
+	return func(kvs []KV) []KV { return b(a(kvs)) }
+}
+
+// stackExperts turns blk.0.ffn_gate.weight into the stacked experts of a
+// mixture-of-experts file (Mixtral's blk.0.ffn_gate_exps.weight, dims
+// {Dim, FFN, experts}).
+func stackExperts(ts []Tensor) []Tensor {
+	for i, t := range ts {
+		if t.Name == "blk.0.ffn_gate.weight" {
+			ts[i] = Tensor{Name: "blk.0.ffn_gate_exps.weight", Dims: append(t.Dims, 2), Type: t.Type,
+				Data: append(append([]byte(nil), t.Data...), t.Data...)}
+		}
+	}
+	return ts
+}
+
+func craftedModels() []crafted {
+	const a = "llama."
+	inv, uns := unit00.ErrInvalid, unit00.ErrUnsupported
+	return []crafted{
+		// The heads, in the order they depend on each other: head_count
+		// divides the embedding, head_count_kv divides head_count, the
+		// rotary dimension is the head width.
+		{name: "head_count 0", kvs: setU32(a+"attention.head_count", 0), kind: inv, says: []string{"head_count = 0"}},
+		{name: "head_count 3 (does not divide 256)", kvs: setU32(a+"attention.head_count", 3), kind: inv, says: []string{"head_count = 3", "embedding_length = 256"}},
+		{name: "head_count_kv 0", kvs: setU32(a+"attention.head_count_kv", 0), kind: inv, says: []string{"head_count_kv = 0"}},
+		{name: "head_count_kv 3 (does not divide 8)", kvs: setU32(a+"attention.head_count_kv", 3), kind: inv, says: []string{"head_count_kv = 3", "head_count = 8"}},
+		{name: "rope.dimension_count 16 (partial rotary)", kvs: setU32(a+"rope.dimension_count", 16), kind: uns, says: []string{"rope.dimension_count = 16"}},
+		{name: "rope.dimension_count 64 (wider than a head)", kvs: setU32(a+"rope.dimension_count", 64), kind: inv, says: []string{"rope.dimension_count = 64"}},
+		// Counts that describe no model.
+		{name: "embedding_length 0", kvs: setU32(a+"embedding_length", 0), kind: inv, says: []string{"embedding_length = 0"}},
+		{name: "embedding_length 2^40", kvs: setU32(a+"embedding_length", 1<<40), kind: inv, says: []string{"embedding_length = 1099511627776"}},
+		{name: "block_count 0", kvs: setU32(a+"block_count", 0), kind: inv, says: []string{"block_count = 0"}},
+		{name: "block_count 1e9", kvs: setU32(a+"block_count", 1e9), kind: inv, says: []string{"block_count = 1000000000", "2 blocks"}},
+		{name: "block_count 1 (the file has 2)", kvs: setU32(a+"block_count", 1), kind: inv, says: []string{"block_count = 1", "2 blocks"}},
+		{name: "feed_forward_length 0", kvs: setU32(a+"feed_forward_length", 0), kind: inv, says: []string{"feed_forward_length = 0"}},
+		{name: "context_length 0", kvs: setU32(a+"context_length", 0), kind: inv, says: []string{"context_length = 0"}},
+		{name: "layer_norm_rms_epsilon 0", kvs: setF32(a+"attention.layer_norm_rms_epsilon", 0), kind: inv, says: []string{"layer_norm_rms_epsilon = 0"}},
+		{name: "rope.freq_base -1", kvs: setF32(a+"rope.freq_base", -1), kind: inv, says: []string{"rope.freq_base = -1"}},
+		{name: "rope.freq_base NaN", kvs: setF32(a+"rope.freq_base", float32(math.NaN())), kind: inv, says: []string{"rope.freq_base = NaN"}},
+		// Mixture of experts: not this unit's model.
+		{name: "expert_count 8", kvs: setU32(a+"expert_count", 8), kind: uns, says: []string{"expert_count = 8", "mixture-of-experts"}},
+		{name: "stacked expert tensors", tensors: stackExperts, kind: uns, says: []string{"blk.0.ffn_gate_exps.weight", "mixture-of-experts"}},
+		// The vocabulary: the array whose length is wrong is the one named.
+		{name: "tokens cut to 100", kvs: cutArray("tokenizer.ggml.tokens", 100), kind: inv, says: []string{"tokenizer.ggml.tokens has 100", "300"}},
+		{name: "tokens and token types cut to 280", kvs: both(cutArray("tokenizer.ggml.tokens", 280), cutArray("tokenizer.ggml.token_type", 280)), kind: inv, says: []string{"tokenizer.ggml.tokens has 280", "300"}},
+		{name: "token types cut to 100", kvs: cutArray("tokenizer.ggml.token_type", 100), kind: inv, says: []string{"tokenizer.ggml.token_type has 100", "300"}},
+		{name: "no tokens", kvs: cutArray("tokenizer.ggml.tokens", 0), kind: inv, says: []string{"tokenizer.ggml.tokens"}},
+		// An error of the tokenizer itself names the file too.
+		{name: "tokenizer model bert", kvs: setKV("tokenizer.ggml.model", TypeString, "bert"), kind: uns, says: []string{`"bert"`}},
+	}
+}
+
+// TestC10_4_BadModels loads crafted models: each must be an error of the
+// right kind that names the file and the key or tensor at fault with its
+// value, never a panic and never a message about something else (a
+// head_count of 3 is not a partial-rotary RoPE, a token list cut short is
+// not the token types' fault).
+func TestC10_4_BadModels(t *testing.T) {
+	spec := tinySpec("llama", unit01.Q8_0, false)
+	base := openModel(t, spec)
+	dir := t.TempDir()
+	for i, c := range craftedModels() {
+		kvs, tensors := append([]KV(nil), base.KV...), Tensors(base)
+		if c.kvs != nil {
+			kvs = c.kvs(kvs)
+		}
+		if c.tensors != nil {
+			tensors = c.tensors(tensors)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, kvs, tensors); err != nil {
+			t.Fatalf("%s: Write: %v", c.name, err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("crafted-%d.gguf", i))
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := loadNoPanic(t, c.name, path)
+		if err == nil {
+			t.Errorf("Load of a model with %s: no error", c.name)
+			continue
+		}
+		missing := []string{}
+		for _, s := range append([]string{path}, c.says...) {
+			if !strings.Contains(err.Error(), s) {
+				missing = append(missing, fmt.Sprintf("%q", s))
+			}
+		}
+		if !errors.Is(err, c.kind) || len(missing) > 0 {
+			t.Errorf("Load of a model with %s:\n  error %v\n  want one wrapping %v that names %s", c.name, err, c.kind, strings.Join(missing, " and "))
+		}
+	}
+}
+
+// loadNoPanic loads path and returns Load's error, reporting a panic as a
+// test failure (a TODO panic goes on: the challenge is not written yet).
+func loadNoPanic(t *testing.T, name, path string) (err error) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			if s, ok := p.(string); ok && strings.HasPrefix(s, "TODO(") {
+				panic(p)
+			}
+			t.Errorf("Load of a model with %s panicked: %v (bad input is an error, never a panic)", name, p)
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	m, err := Load(path, 0, nil)
+	if m != nil {
+		m.Close()
+	}
+	return err
+}
+
+// TestC10_4_VocabLengths: in a vocabulary-only file (no token_embd.weight
+// to count the tokens), the token list that disagrees with both the scores
+// and the token types is the one named.
+func TestC10_4_VocabLengths(t *testing.T) {
+	kvs := []KV{
+		{Key: "tokenizer.ggml.model", Type: TypeString, Value: "llama"},
+		{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: []string{"<unk>", "a"}},
+		{Key: "tokenizer.ggml.scores", Type: TypeArray, Elem: TypeFloat32, Value: []float32{0, -1, -2}},
+		{Key: "tokenizer.ggml.token_type", Type: TypeArray, Elem: TypeInt32, Value: []int32{2, 1, 1}},
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, kvs, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(buf.Bytes(), "vocab.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadVocab(f)
+	if !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "vocab.gguf") || !strings.Contains(fmt.Sprint(err), "tokenizer.ggml.tokens has 2") {
+		t.Errorf("LoadVocab of 2 tokens with 3 scores and 3 token types: error %v, want one wrapping unit00.ErrInvalid that names the file and says tokenizer.ggml.tokens has 2 entries where the other arrays have 3", err)
+	}
+}
