@@ -19,7 +19,6 @@ type Tokenizer struct {
 	pairs   map[uint64]uint64 // the merge list keyed by token ids (bpe_ids.go)
 	byteIDs [256]int32        // the token of each byte's character, −1 if none
 	special []int             // tokens matched in the text itself: longest first
-	control map[int]bool      // those of them matched only with ParseSpecial
 	bytes   [256]int          // SentencePiece byte-fallback tokens, −1 where missing
 }
 
@@ -88,12 +87,6 @@ func New(v *Vocab) (*Tokenizer, error) {
 			}
 		}
 	}
-	t.control = make(map[int]bool)
-	for _, id := range t.special {
-		if t.tokenType(id) == TypeControl || controlLooking[v.Tokens[id]] {
-			t.control[id] = true
-		}
-	}
 	slices.SortStableFunc(t.special, func(a, b int) int { return len(v.Tokens[b]) - len(v.Tokens[a]) })
 	return t, nil
 }
@@ -111,6 +104,12 @@ var controlLooking = map[string]bool{
 	"<|fim_middle|>": true, "<fim-middle>": true, "<｜fim▁end｜>": true, "<MID>": true, "▁<MID>": true,
 	"<|fim_pad|>": true, "<fim-pad>": true, "<PAD>": true,
 	"<|fim_repo|>": true, "<|repo_name|>": true, "<fim-repo>": true, "<REPO>": true, "<|file_sep|>": true,
+}
+
+// isControl reports whether special token id is matched only with
+// ParseSpecial.
+func (t *Tokenizer) isControl(id int) bool {
+	return t.tokenType(id) == TypeControl || controlLooking[t.v.Tokens[id]]
 }
 
 // tokenType is the type of id, TypeNormal when the vocabulary has none.
@@ -168,7 +167,7 @@ func (t *Tokenizer) fragments(text string, parseSpecial bool, emit func(frag str
 		return
 	}
 	for _, id := range t.special {
-		if !parseSpecial && t.control[id] {
+		if !parseSpecial && t.isControl(id) {
 			continue
 		}
 		tok := t.v.Tokens[id]
