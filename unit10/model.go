@@ -12,8 +12,19 @@ import (
 // file has no output.weight, QKVBias when it has blk.0.attn_q.bias.
 // MaxSeq is maxSeq, or the file's context_length when maxSeq ≤ 0. A
 // missing key or tensor is an error wrapping unit00.ErrInvalid that names
-// it; another architecture, or a rope.dimension_count other than the head
-// width (partial rotary), wraps unit00.ErrUnsupported.
+// it; another architecture, or a rope.dimension_count narrower than the
+// head width (partial rotary), wraps unit00.ErrUnsupported.
+//
+// Values that describe no model wrap unit00.ErrInvalid and name the key
+// and its value ("head_count = 3"), checked in the order they depend on
+// each other: head_count > 0 and dividing embedding_length, then
+// head_count_kv > 0 and dividing head_count, then the rotary dimension
+// (0 or wider than a head is invalid); embedding_length, block_count,
+// feed_forward_length and context_length of 0, an epsilon ≤ 0 and a
+// rope.freq_base that is not positive and finite; a block_count unlike
+// the number of blk.N blocks in the file (naming both). A mixture-of-
+// experts file (<arch>.expert_count > 0, or ffn_*_exps tensors) wraps
+// unit00.ErrUnsupported and says so, naming the key or tensor.
 func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	panic("TODO(10.4): write LoadConfig, see docs/unit10.md")
 }
