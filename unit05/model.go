@@ -22,8 +22,9 @@ type Model struct {
 
 // NewModel checks c and w and prepares a model: the RoPE tables for
 // c.MaxSeq positions and an arena large enough for a forward pass over
-// c.MaxSeq tokens. An invalid config or weights that do not fit it are an
-// error. p may be nil.
+// c.MaxSeq tokens. An invalid config, weights that do not fit it, or a
+// MaxSeq whose tables and scratch no process could address (more than 2⁴⁷
+// bytes) are an error wrapping unit00.ErrInvalid. p may be nil.
 func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
 	panic("TODO(5.5): write NewModel, see docs/unit05.md")
 }
