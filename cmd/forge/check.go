@@ -20,11 +20,12 @@ var structural = []struct {
 	{"docs", "docs follow the seven-part format, match the tests, and link only to files in the repo", checks.DocsAndLinks},
 	{"testdata", "every testdata file matches its SHA256SUMS manifest", checks.Testdata},
 	{"asm", "no legacy-SSE instruction runs with dirty upper vector halves (amd64 assembly)", checks.AsmSSE},
+	{"contracts", "every sentinel error a test expects is named in the stub's doc comment", checks.Contracts},
 }
 
 func cmdCheck(ctx context.Context, args []string) error {
 	if len(args) != 1 {
-		return usagef("check takes one of: api, imports, stubs, docs, testdata, asm, all")
+		return usagef("check takes one of: api, imports, stubs, docs, testdata, asm, contracts, all")
 	}
 	r, err := repo()
 	if err != nil {
@@ -48,7 +49,7 @@ func cmdCheck(ctx context.Context, args []string) error {
 		}
 	}
 	if ran == 0 {
-		return usagef("unknown check %q: want api, imports, stubs, docs, testdata, asm or all", args[0])
+		return usagef("unknown check %q: want api, imports, stubs, docs, testdata, asm, contracts or all", args[0])
 	}
 	if failed > 0 {
 		return errFailed
