@@ -15,7 +15,7 @@ func fakeRepo(t *testing.T) workbook.Repo {
 	files := map[string]string{
 		"go.mod":                          "module " + workbook.Module + "\n",
 		"unit00/a.go":                     "package unit00\n",
-		"unit00/errors_given.go":                 "package unit00\n",
+		"unit00/errors_given.go":          "package unit00\n",
 		"unit00/a_test.go":                "package unit00\n",
 		"unit01/b.go":                     "package unit01\n",
 		"unit01/c_amd64.s":                "",
@@ -25,7 +25,7 @@ func fakeRepo(t *testing.T) workbook.Repo {
 		"solutions/unit01/b.go":           "package unit01 // ref\n",
 		"student/unit01/b.go":             "package unit01 // student\n",
 		"student/unit01/b_test.go":        "package unit01 // must be ignored\n",
-		"student/unit01/extra_given.go":         "package unit01 // must be ignored\n",
+		"student/unit01/extra_given.go":   "package unit01 // must be ignored\n",
 		"student/unit01/notes.txt":        "",
 		"solutions/unit01/dtype_given.go": "package unit01 // must be ignored\n",
 	}
@@ -104,11 +104,11 @@ func TestMaterialize(t *testing.T) {
 		return string(b)
 	}
 	for p, want := range map[string]string{
-		"unit00/a.go":           "package unit00 // ref\n",
-		"unit00/extra.go":       "package unit00\n",
-		"unit00/errors_given.go":       "package unit00\n",
-		"unit01/c_amd64.s":      "<missing>",
-		"unit01/dtype_given.go": "package unit01\n",
+		"unit00/a.go":            "package unit00 // ref\n",
+		"unit00/extra.go":        "package unit00\n",
+		"unit00/errors_given.go": "package unit00\n",
+		"unit01/c_amd64.s":       "<missing>",
+		"unit01/dtype_given.go":  "package unit01\n",
 	} {
 		if got := read(p); got != want {
 			t.Errorf("%s = %q, want %q", p, got, want)
