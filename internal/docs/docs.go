@@ -6,7 +6,7 @@
 //	# Unit 01 — Tensor and memory          (one title line)
 //	...introduction...
 //	## 1.1 Shapes, storage and tensors     (one section per challenge "## N.M Title")
-//	### Goal
+//	### Goal                               (a capability, not a list of code names)
 //	### Background
 //	### The Task
 //	### Hints                              (hints are <details> blocks, easiest first)
@@ -41,6 +41,7 @@ type Challenge struct {
 	Line  int               // line of its heading, 1-based
 	Parts []string          // the "### " headings in order
 	Body  map[string]string // text of each part
+	Lines map[string]int    // line of each part's heading, 1-based
 	Hints []Hint
 }
 
@@ -89,7 +90,7 @@ func Parse(text string) Doc {
 					d.Boss = "boss"
 				}
 			} else if m := challengeRE.FindStringSubmatch(line); m != nil {
-				d.Challenges = append(d.Challenges, Challenge{ID: m[1], Title: m[2], Line: i + 1, Body: map[string]string{}})
+				d.Challenges = append(d.Challenges, Challenge{ID: m[1], Title: m[2], Line: i + 1, Body: map[string]string{}, Lines: map[string]int{}})
 				cur = &d.Challenges[len(d.Challenges)-1]
 			} else if strings.HasPrefix(line, "## Milestone") {
 				d.Milestone = true
@@ -98,6 +99,7 @@ func Parse(text string) Doc {
 			flush()
 			part = strings.TrimSpace(strings.TrimPrefix(line, "### "))
 			cur.Parts = append(cur.Parts, part)
+			cur.Lines[part] = i + 1
 		default:
 			body.WriteString(line + "\n")
 		}
@@ -177,6 +179,14 @@ func Lint(name string, unit int, d Doc) []string {
 				add(c.Line, "challenge %s: hint %d needs a <summary> and a body", c.ID, j+1)
 			}
 		}
+		if prob := goalProblem(c.Body["Goal"]); prob != "" {
+			line := c.Lines["Goal"]
+			if line == 0 {
+				line = c.Line
+			}
+			add(line, "challenge %s: Goal %s; a Goal states what the engine or the learner gains, as a capability, "+
+				"and The Task lists the API to write", c.ID, prob)
+		}
 	}
 	if d.Boss == "" {
 		add(1, "no boss section (## Boss: title)")
@@ -185,6 +195,51 @@ func Lint(name string, unit int, d Doc) []string {
 		add(1, "no milestone section (## Milestone check)")
 	}
 	return probs
+}
+
+// A Goal says what the engine or the learner can do afterwards; the names of
+// the code to write belong in The Task. Two patterns betray a Goal that is an
+// API list instead: an opening instruction to write some named code ("Write
+// `Close` and ..."), and a string of code names.
+var (
+	apiVerbRE = regexp.MustCompile(`^(Write|Implement|Add)\b`)
+	codeRE    = regexp.MustCompile("`([^`\n]+)`")
+	// identRE matches a code span that names Go code: Close, Report.OK,
+	// Len(), (*Weights).Check. It leaves out operators, strings and paths.
+	identRE = regexp.MustCompile(`^(\(\*[A-Za-z_]\w*\)\.)?[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(\(\))?$`)
+)
+
+// maxGoalIdents is how many code names a Goal may mention in passing.
+const maxGoalIdents = 3
+
+// goalProblem says what makes a Goal read as an API list, or "" if nothing does.
+func goalProblem(goal string) string {
+	if m := apiVerbRE.FindString(goal); m != "" {
+		if span := codeRE.FindString(firstSentence(goal)); span != "" {
+			return fmt.Sprintf("begins %q and names %s in its first sentence", m, span)
+		}
+	}
+	var idents []string
+	for _, m := range codeRE.FindAllStringSubmatch(goal, -1) {
+		if identRE.MatchString(m[1]) {
+			idents = append(idents, m[0])
+		}
+	}
+	if len(idents) > maxGoalIdents {
+		return fmt.Sprintf("names %d code identifiers (%s), more than %d", len(idents), strings.Join(idents, ", "), maxGoalIdents)
+	}
+	return ""
+}
+
+// firstSentence returns text up to the end of its first sentence: a full
+// stop followed by white space, or the end of the text.
+func firstSentence(text string) string {
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] == '.' && (text[i+1] == ' ' || text[i+1] == '\n') {
+			return text[:i+1]
+		}
+	}
+	return text
 }
 
 func sameParts(got []string) bool {

@@ -50,3 +50,38 @@ func TestLint(t *testing.T) {
 		}
 	}
 }
+
+func TestGoalProblem(t *testing.T) {
+	tests := []struct {
+		name, goal string
+		want       string // a substring of the problem, "" for none
+	}{
+		{"capability", "Decide, for any two float32 results, whether they match a float64 reference closely enough.", ""},
+		{"capability naming three", "Run the model through the `Matrix` interface, unit02's `SwiGLU` and `Pool`.", ""},
+		{"operators and strings are not names", "Combine tensors with `+`, `−`, `×` and `÷`, for model `\"llama\"` and `<0xXX>`.", ""},
+		{"verb without code", "Add, subtract, multiply and divide any two tensors. Then `Binary` does it.", ""},
+		{"verb, code in a later sentence", "Write text as bytes and back. The map is `ByteRune`.", ""},
+		{"write a name", "Write `Close`, which decides closeness.", `begins "Write" and names ` + "`Close`"},
+		{"implement a name", "Implement `Arena` for scratch memory.", `begins "Implement"`},
+		{"add a name", "Add `Reset` to the cache.", `begins "Add"`},
+		{"verb, words, then a name", "Write the view operations `Reshape` and `Slice`.", `begins "Write"`},
+		{"verb, name after a dotted name", "Write `Report.OK`: whether all matched.", "`Report.OK`"},
+		{"four names", "Put it together: `NewModel`, `Forward`, `Block` and `Logits`.", "names 4 code identifiers"},
+		{"methods and calls count", "Use `(*Weights).Check`, `Len()`, `Config.Validate` and `Embed`.", "names 4 code identifiers"},
+	}
+	for _, tc := range tests {
+		got := goalProblem(tc.goal)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: goalProblem(%q) = %q, want %q", tc.name, tc.goal, got, tc.want)
+		}
+	}
+}
+
+func TestLintGoal(t *testing.T) {
+	text := strings.Replace(good, "### Goal\ng\n", "### Goal\nWrite `Append` and `Past`.\n", 1)
+	probs := Lint("docs/unit07.md", 7, Parse(text))
+	want := `docs/unit07.md:6: challenge 7.1: Goal begins "Write" and names ` + "`Append`"
+	if len(probs) != 1 || !strings.HasPrefix(probs[0], want) || !strings.Contains(probs[0], "as a capability") {
+		t.Errorf("Lint = %q, want one problem starting %q that asks for a capability", probs, want)
+	}
+}
