@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/llmforge/forge/internal/workbook"
@@ -62,9 +63,30 @@ func checkLinks(fsys fs.FS) []string {
 			probs = append(probs, fmt.Sprintf("%s: %v", md, err))
 			continue
 		}
-		probs = append(probs, fileLinks(md, string(text), files)...)
+		probs = append(probs, fileLinks(md, string(text), files, lineCounter(fsys))...)
 	}
 	return probs
+}
+
+// lineCounter returns a function that counts the lines of a file of fsys,
+// each file read once; −1 if it cannot be read. A last line without its
+// newline counts, as a forge numbers it.
+func lineCounter(fsys fs.FS) func(p string) int {
+	counts := map[string]int{}
+	return func(p string) int {
+		if n, ok := counts[p]; ok {
+			return n
+		}
+		n := -1
+		if data, err := fs.ReadFile(fsys, p); err == nil {
+			n = strings.Count(string(data), "\n")
+			if len(data) > 0 && data[len(data)-1] != '\n' {
+				n++
+			}
+		}
+		counts[p] = n
+		return n
+	}
 }
 
 var (
@@ -79,12 +101,15 @@ var (
 	citationRE = regexp.MustCompile(`[\w./-]*\w\.md`)
 	// schemeRE recognises a link target that is not a path in the repo.
 	schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	// lineAnchorRE matches a forge's line anchor, #L87 or #L87-L95.
+	lineAnchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
 )
 
 // fileLinks returns the links and citations of the Markdown file md (a
 // slash-separated path from the repository's root, holding text) that do
-// not resolve to one of files, each as "md:line: what".
-func fileLinks(md, text string, files map[string]bool) []string {
+// not resolve to one of files, each as "md:line: what". lines counts a
+// file's lines, for line anchors (#L87); nil checks none.
+func fileLinks(md, text string, files map[string]bool, lines func(p string) int) []string {
 	var probs []string
 	fenced := false
 	canDefine := true // a reference definition cannot interrupt a paragraph
@@ -107,7 +132,7 @@ func fileLinks(md, text string, files map[string]bool) []string {
 			}
 			canDefine = strings.TrimSpace(line) == "" || isDef
 			for _, t := range targets {
-				if why := linkProblem(md, t, files); why != "" {
+				if why := linkProblem(md, t, files, lines); why != "" {
 					probs = append(probs, fmt.Sprintf("%s: link to %s: %s", where, t, why))
 				}
 			}
@@ -153,23 +178,56 @@ func isPathByte(c byte) bool {
 }
 
 // linkProblem says why the link target t in md does not resolve ("" if it
-// does). A target resolves as Markdown does: from md's folder. URLs and
-// links within the page (#section) are not checked.
-func linkProblem(md, t string, files map[string]bool) string {
+// does). A target resolves as Markdown does: from md's folder. A line
+// anchor (file.go#L87, #L87-L95) must be within the file's length, so that
+// a code tour's links cannot point past the end of a file that shrank.
+// URLs and links within the page (#section) are not checked.
+func linkProblem(md, t string, files map[string]bool, lines func(p string) int) string {
 	if t == "" || strings.HasPrefix(t, "#") || schemeRE.MatchString(t) {
 		return ""
 	}
+	anchor := ""
 	if i := strings.IndexAny(t, "#?"); i >= 0 {
+		if t[i] == '#' {
+			anchor = t[i+1:]
+		}
 		t = t[:i]
 	}
 	p, ok := inRepo(path.Dir(md), t)
 	switch {
 	case !ok:
 		return "it points outside the repository"
-	case files[p] || isDir(p, files):
+	case files[p]:
+		return lineProblem(p, anchor, lines)
+	case isDir(p, files):
 		return ""
 	}
 	return "no such file in the repository"
+}
+
+// lineProblem says why the anchor of a link to the file p names a line p
+// does not have ("" if it is no line anchor, or fine).
+func lineProblem(p, anchor string, lines func(p string) int) string {
+	m := lineAnchorRE.FindStringSubmatch(anchor)
+	if m == nil || lines == nil {
+		return ""
+	}
+	n := lines(p)
+	if n < 0 {
+		return ""
+	}
+	from, _ := strconv.Atoi(m[1])
+	to := from
+	if m[2] != "" {
+		to, _ = strconv.Atoi(m[2])
+	}
+	switch {
+	case from < 1 || to < from:
+		return fmt.Sprintf("line anchor #%s is not a range of lines", anchor)
+	case to > n:
+		return fmt.Sprintf("line anchor #%s is past the end of %s, which has %d lines", anchor, p, n)
+	}
+	return ""
 }
 
 // citationProblem says why a bare citation name in md does not resolve

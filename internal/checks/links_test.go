@@ -20,6 +20,14 @@ var repoFiles = map[string]bool{
 	"unit03/gemm.go":            true,
 }
 
+// repoLines gives unit03/gemm.go 40 lines, the others none known.
+func repoLines(p string) int {
+	if p == "unit03/gemm.go" {
+		return 40
+	}
+	return -1
+}
+
 func TestFileLinks(t *testing.T) {
 	tests := []struct {
 		name string
@@ -51,11 +59,16 @@ func TestFileLinks(t *testing.T) {
 		{"brackets in code are not links", "docs/unit03.md", "```go\nf := fs[i](x.md)\n```\nand `a[0](b)`", []string{"docs/unit03.md:2: cites x.md"}},
 		{"URL path ending in .md", "README.md", "https://github.com/ggml-org/ggml/blob/master/docs/gguf.md", nil},
 		{"longer names", "README.md", "a.mdx and sum.md5", nil},
+		{"line anchors within the file", "docs/unit03.md", "[a](../unit03/gemm.go#L1), [b](../unit03/gemm.go#L40), [c](../unit03/gemm.go#L12-L40), [d](../unit03/gemm.go#Lfoo)", nil},
+		{"line anchor past the end", "docs/unit03.md", "[MatMul](../unit03/gemm.go#L41)", []string{"docs/unit03.md:1: link to ../unit03/gemm.go#L41: line anchor #L41 is past the end of unit03/gemm.go, which has 40 lines"}},
+		{"line range past the end", "docs/unit03.md", "[MatMul](../unit03/gemm.go#L30-L45)", []string{"docs/unit03.md:1: link to ../unit03/gemm.go#L30-L45: line anchor #L30-L45 is past the end"}},
+		{"line anchor that is no line", "docs/unit03.md", "[x](../unit03/gemm.go#L0), [y](../unit03/gemm.go#L9-L3)", []string{"docs/unit03.md:1: link to ../unit03/gemm.go#L0: line anchor #L0 is not", "docs/unit03.md:1: link to ../unit03/gemm.go#L9-L3: line anchor #L9-L3 is not"}},
+		{"line anchor, file of unknown length", "README.md", "[x](docs/engine.md#L9999)", nil},
 		{"two problems on a line", "README.md", "PLAN.md and [r](FACTS.md)", []string{"README.md:1: link to FACTS.md", "README.md:1: cites PLAN.md"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := fileLinks(tc.md, tc.text, repoFiles)
+			got := fileLinks(tc.md, tc.text, repoFiles, repoLines)
 			if len(got) != len(tc.want) {
 				t.Fatalf("fileLinks(%s, %q) reported %d problems, want %d:\n got %q\nwant %q", tc.md, tc.text, len(got), len(tc.want), got, tc.want)
 			}
@@ -77,11 +90,14 @@ func TestCheckLinksWalk(t *testing.T) {
 		"bin/notes.md":              {Data: []byte("[not checked](nowhere.md)")},
 		".git/HEAD.md":              {Data: []byte("[not checked](nowhere.md)")},
 		"unit04/testdata/NOTICE.md": {Data: []byte("see its NOTICE.md")},
+		"unit03/gemm.go":            {Data: []byte("package unit03\n\nfunc MatMul() {}")},
+		"docs/unit03.md":            {Data: []byte("[MatMul](../unit03/gemm.go#L3), [past it](../unit03/gemm.go#L4)\n")},
 	}
 	want := []string{
 		"README.md:1: link to bin/llm: no such file in the repository",
 		"ci/x/README.md:1: cites ../../../PLAN.md: it points outside the repository",
 		"docs/README.md:1: link to engine.md: no such file in the repository",
+		"docs/unit03.md:1: link to ../unit03/gemm.go#L4: line anchor #L4 is past the end of unit03/gemm.go, which has 3 lines",
 	}
 	got := checkLinks(fsys)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
