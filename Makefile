@@ -32,7 +32,7 @@ UNITS        := 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15
 UNIT_TARGETS := $(addprefix unit,$(UNITS))
 BOSS_TARGETS := $(addprefix boss,$(UNITS))
 
-.PHONY: help grade bosses hint test engine demo fmt lint tools qemu clean forge bench-openblas bench-llamacpp $(UNIT_TARGETS) $(BOSS_TARGETS)
+.PHONY: help grade bosses hint measure test engine demo fmt lint tools qemu clean forge bench-openblas bench-llamacpp $(UNIT_TARGETS) $(BOSS_TARGETS)
 
 help:
 	@echo 'Learner:'
@@ -47,6 +47,7 @@ help:
 	@echo '  make unit05 DEPS=ref:03,04 ... on your units but 03 and 04'
 	@echo '  make unit01 IMPL=DIR       grade a folder that mirrors solutions/ (a student'"'"'s submission)'
 	@echo '  make bosses IMPL=ref       every boss figure against its bar'
+	@echo '  make measure UNIT=05       the measurements behind the figures of docs/unit05.md (BENCH=, PROFILE=)'
 	@echo 'Project:'
 	@echo '  make test                  everything CI checks; closes with "make test: N passed, M failed"'
 	@echo '  make demo                  build the engine and run it on a tiny synthetic model'
@@ -72,6 +73,20 @@ bosses: forge
 
 hint: forge
 	@$(if $(and $(UNIT),$(CH)),$(FORGE) hint $(UNIT) $(CH),echo 'usage: make hint UNIT=01 CH=1.3' >&2; exit 2)
+
+# The measurements behind the figures of a unit's text, on the reference
+# (or IMPL=mine, DEPS=...): the unit's BenchmarkMeasureN_* benchmarks, which
+# the grader never runs. BENCH narrows them (BENCH=Measure7_Step), COUNT
+# repeats them, BENCHTIME sets each one's time (or 20x for 20 runs), PROFILE
+# writes a CPU profile for go tool pprof. Timings are this machine's.
+BENCH     ?= Measure
+COUNT     ?= 1
+BENCHTIME ?= 1s
+PROFILE   ?=
+measure: forge
+	@$(if $(UNIT),:,echo 'usage: make measure UNIT=05 [BENCH=Measure5_Forward] [COUNT=3] [BENCHTIME=20x] [PROFILE=cpu.out]' >&2; exit 2)
+	$(GO) test -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)' $(if $(DEPS),--deps '$(DEPS)'))" -run '^$$' \
+		-bench '$(BENCH)' -benchtime '$(BENCHTIME)' -count '$(COUNT)' $(if $(PROFILE),-cpuprofile '$(abspath $(PROFILE))') ./unit$(UNIT)
 
 # The CI entry point (.ci/run calls it) and the README's test command.
 test: tools forge
