@@ -218,7 +218,9 @@ func candidatesDiffer(c []Candidate, want []float64) string {
 		got[x.ID] = x.P
 		sum += x.P
 	}
-	if math.Abs(sum-1) > 1e-9 {
+	// Written as !(… <= …) so that a NaN fails: every comparison with NaN
+	// is false.
+	if !(math.Abs(sum-1) <= 1e-9) {
 		return fmt.Sprintf("the candidates' probabilities sum to %v, want 1", sum)
 	}
 	for id, q := range want {
@@ -228,7 +230,7 @@ func candidatesDiffer(c []Candidate, want []float64) string {
 			return fmt.Sprintf("token %d (oracle probability %.4g) is missing from the %d candidates", id, q, len(c))
 		case q == 0 && kept:
 			return fmt.Sprintf("token %d is a candidate (p %.4g), but the chain removes it (oracle probability 0)", id, pr)
-		case kept && math.Abs(pr-q) > 1e-5*q+1e-12:
+		case kept && !(math.Abs(pr-q) <= 1e-5*q+1e-12):
 			return fmt.Sprintf("token %d has probability %.9g, the oracle's is %.9g", id, pr, q)
 		}
 	}

@@ -239,3 +239,38 @@ func TestC11_2_AllMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestC11_2_RandomSmall: thousands of small random vocabularies (1 to 40
+// tokens, logits drawn from a few integers so ties abound, some masked),
+// every k and several p, against the full sort. A heap that is slightly
+// wrong (a parent off by one, a child skipped) passes the big smooth
+// vocabularies above and fails here.
+func TestC11_2_RandomSmall(t *testing.T) {
+	g := oracle.NewRand(119)
+	for trial := range 2000 {
+		n := 1 + g.Intn(40)
+		logits := make([]float32, n)
+		for i := range logits {
+			logits[i] = float32(g.Intn(12))
+			if g.Intn(10) == 0 {
+				logits[i] = float32(math.Inf(-1))
+			}
+		}
+		all := ranked(logits)
+		for k := 1; k <= n+1; k++ {
+			if msg := sameIDs(TopK(nil, logits, k), all[:min(k, len(all))], logits); msg != "" {
+				t.Fatalf("trial %d: TopK(k=%d) of the %d logits %v: %s", trial, k, n, logits, msg)
+			}
+		}
+		probs := softmax32(logits)
+		for _, p := range []float64{0.1, 0.5, 0.8, 0.97} {
+			want, edge := nucleusSize(probs, all, p)
+			if edge || len(all) == 0 {
+				continue
+			}
+			if msg := sameIDs(sortedCopy(Nucleus(nil, logits, probs, p)), all[:want], logits); msg != "" {
+				t.Fatalf("trial %d: Nucleus(p=%v) of the %d logits %v: %s", trial, p, n, logits, msg)
+			}
+		}
+	}
+}
