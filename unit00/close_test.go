@@ -42,6 +42,10 @@ func TestC0_1_Close(t *testing.T) {
 		{"+Inf -Inf", inf, -inf, 1, 1, false, "opposite infinities are never close"},
 		{"+Inf huge", inf, math.MaxFloat64, 1, 1, false, "an infinity is close only to an infinity"},
 		{"huge +Inf", math.MaxFloat64, inf, 1, 1, false, "an infinity is close only to an infinity"},
+		{"+Inf 1, infinite atol", inf, 1, inf, 0, false, "an infinity is close only to the same infinity, whatever the tolerance (Inf ≤ Inf would say yes)"},
+		{"-Inf 1, infinite atol", -inf, 1, inf, 0, false, "an infinity is close only to the same infinity, whatever the tolerance"},
+		{"1 +Inf, rtol", 1, inf, 0, 1, false, "rtol·|+Inf| is +Inf, yet a finite value is not close to an infinity"},
+		{"1 -Inf, rtol", 1, -inf, 0, 1, false, "rtol·|−Inf| is +Inf, yet a finite value is not close to an infinity"},
 		{"+0 -0", 0, negZero, 0, 0, true, "+0 and −0 are equal"},
 		{"-0 +0", negZero, 0, 0, 0, true, "+0 and −0 are equal"},
 		{"subnormal vs 0, no atol", tiniest, 0, 0, 0.5, false, "with atol 0 nothing is close to 0 but 0"},
@@ -122,6 +126,20 @@ func TestC0_1_AllClose(t *testing.T) {
 		{
 			name: "infinite result for a finite expectation", got: f32(1, math.Inf(-1)), want: []float64{1, 3}, atol: 1, rtol: 1,
 			report: Report{N: 2, Bad: 1, Worst: 1, Got: -inf, Want: 3, AbsErr: inf, Budget: inf},
+		},
+		{
+			// With an infinite allowance, Inf/Inf would make the share NaN:
+			// infinities must be settled before dividing, on either side.
+			name: "+Inf result, infinite tolerance", got: f32(1, math.Inf(1)), want: []float64{1, 3}, atol: inf, rtol: 0,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: inf, Want: 3, AbsErr: inf, Budget: inf},
+		},
+		{
+			name: "-Inf result, infinite tolerance", got: f32(1, math.Inf(-1)), want: []float64{1, 3}, atol: inf, rtol: 0,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: -inf, Want: 3, AbsErr: inf, Budget: inf},
+		},
+		{
+			name: "finite result for a −Inf expectation", got: f32(1, 5), want: []float64{1, -inf}, atol: 0, rtol: 0.5,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: 5, Want: -inf, AbsErr: inf, Budget: inf},
 		},
 	}
 	for _, tc := range tests {

@@ -89,7 +89,8 @@ func TestC1_1_Shape(t *testing.T) {
 				t.Errorf("NewShape(%v).Numel() = %d, want %d", d, s.Numel(), want)
 			}
 		}
-		for _, d := range [][]int{{2, math.MaxInt/2 + 1}, {math.MaxInt/3 + 1, 3}, {1 << 32, 1 << 32}} {
+		// {2^21 2^21 2^22}: no two extents overflow, all three do.
+		for _, d := range [][]int{{2, math.MaxInt/2 + 1}, {math.MaxInt/3 + 1, 3}, {1 << 32, 1 << 32}, {1 << 21, 1 << 21, 1 << 22}} {
 			_, err := NewShape(d...)
 			require.ErrorIs(t, err, unit00.ErrInvalid, "NewShape(%v): the element count overflows int", d)
 		}
@@ -289,10 +290,10 @@ func TestC1_1_Tensor(t *testing.T) {
 		if got := x.At(0, 1); got != 0 {
 			t.Errorf("F32: Set at [1 0] changed [0 1] to %v", got)
 		}
-		ints, _ := Zeros(I32, MustShape(2))
-		copy(ints.Storage().Bytes()[4:], []byte{0xfe, 0xff, 0xff, 0xff})
-		if ints.At(1) != -2 {
-			t.Errorf("At(1) of I32 bytes fe ff ff ff = %v, want -2 (little-endian, signed)", ints.At(1))
+		ints, _ := Zeros(I32, MustShape(3))
+		copy(ints.Storage().Bytes()[4:], []byte{0xfe, 0xff, 0xff, 0xff, 7, 0, 0, 0})
+		if ints.At(1) != -2 || ints.At(2) != 7 {
+			t.Errorf("At(1), At(2) of I32 bytes [4..11] fe ff ff ff 07 00 00 00 = %v, %v; want -2, 7 (element i is bytes 4i..4i+3, little-endian, signed)", ints.At(1), ints.At(2))
 		}
 		i8, _ := Zeros(I8, MustShape(3))
 		i8.Storage().Bytes()[2] = 0x80
@@ -346,6 +347,15 @@ func TestC1_1_Tensor(t *testing.T) {
 		q1, _ := Empty(Q4_0, MustShape(64))
 		if nb := q1.ByteStrides(); nb[0] != 18 {
 			t.Errorf("ByteStrides of Q4_0 [64] = %v, want [18]: the last axis steps one block even when it is the only axis", nb[:1])
+		}
+		r8, _ := Empty(F32, MustShape(1, 1, 1, 1, 1, 1, 2, 3))
+		if nb := r8.ByteStrides(); fmt.Sprint(nb) != "[24 24 24 24 24 24 12 4]" {
+			t.Errorf("ByteStrides of F32 [1 1 1 1 1 1 2 3] = %v, want [24 24 24 24 24 24 12 4] (all MaxRank axes, and no more)", nb)
+		}
+		sc, _ := Empty(F32, MustShape())
+		var none Strides
+		if v, panicked := oracle.Panics(func() { none = sc.ByteStrides() }); panicked || none != (Strides{}) {
+			t.Errorf("ByteStrides of a scalar: %v, panic %v; want all zero (a scalar has no axes)", none, v)
 		}
 		h, _ := Empty(F16, MustShape(2, 3, 5))
 		if nb := h.ByteStrides(); fmt.Sprint(nb[:3]) != "[30 10 2]" {

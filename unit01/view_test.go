@@ -89,6 +89,11 @@ func TestC1_3_Transpose(t *testing.T) {
 	if !back.IsContiguous() {
 		t.Errorf("transposing twice gives the original layout, which is contiguous")
 	}
+	for _, ab := range [][2]int{{1, 0}, {0, 0}, {1, 1}} { // axis 0 is an axis too
+		if _, err := x.Transpose(ab[0], ab[1]); err != nil {
+			t.Errorf("Transpose(%d, %d) of a rank-2 tensor: %v; both axes are in range", ab[0], ab[1], err)
+		}
+	}
 	for _, ab := range [][2]int{{0, 2}, {2, 0}, {-1, 0}, {0, -1}, {2, 2}} {
 		if _, err := x.Transpose(ab[0], ab[1]); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("Transpose(%d, %d) of a rank-2 tensor: error = %v, want unit00.ErrInvalid (check both axes, on both sides)", ab[0], ab[1], err)
@@ -147,7 +152,7 @@ func TestC1_3_Expand(t *testing.T) {
 	x := iota(t, 3, 1)
 	row := iota(t, 4)
 	before := StorageAllocations()
-	for _, to := range [][]int{{3, 4}, {2, 3, 4}, {3, 1}, {5, 3, 1}} {
+	for _, to := range [][]int{{3, 4}, {2, 3, 4}, {3, 1}, {5, 3, 1}, {1, 1, 1, 1, 1, 2, 3, 4}} { // up to MaxRank
 		v, err := x.Expand(MustShape(to...))
 		if err != nil {
 			t.Fatalf("Expand [3 1] → %v: %v", to, err)
