@@ -17,13 +17,14 @@ type Report struct {
 	Worst  int     // index of the element that used the largest share of its budget (lowest index on ties); -1 when N == 0
 	Got    float64 // got[Worst]
 	Want   float64 // want[Worst]
-	AbsErr float64 // |Got − Want|; +Inf when the pair is NaN or mismatched infinities
-	Budget float64 // AbsErr divided by the allowed error atol + rtol·|Want|: 1 means exactly at the limit, +Inf when nothing was allowed
+	AbsErr float64 // |Got − Want|; +Inf when either is NaN or an infinity the other does not equal (a finite value against an infinity too)
+	Budget float64 // AbsErr divided by the allowed error atol + rtol·|Want|: 1 means exactly at the limit; +Inf when AbsErr is, or when nothing was allowed
 }
 
 // AllClose compares got with want element by element under Close and reports
 // how many elements failed and which one was worst. Slices of different
-// lengths are an error wrapping ErrInvalid.
+// lengths (either one the longer) are an error wrapping ErrInvalid that gives
+// both lengths, returned with a report of nothing compared (N 0, Worst −1).
 func AllClose(got []float32, want []float64, atol, rtol float64) (Report, error) {
 	panic("TODO(0.1): write AllClose, see docs/unit00.md")
 }

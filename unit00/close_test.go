@@ -1,10 +1,12 @@
 package unit00
 
 import (
-	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -40,6 +42,10 @@ func TestC0_1_Close(t *testing.T) {
 		{"+Inf -Inf", inf, -inf, 1, 1, false, "opposite infinities are never close"},
 		{"+Inf huge", inf, math.MaxFloat64, 1, 1, false, "an infinity is close only to an infinity"},
 		{"huge +Inf", math.MaxFloat64, inf, 1, 1, false, "an infinity is close only to an infinity"},
+		{"+Inf 1, infinite atol", inf, 1, inf, 0, false, "an infinity is close only to the same infinity, whatever the tolerance (Inf ≤ Inf would say yes)"},
+		{"-Inf 1, infinite atol", -inf, 1, inf, 0, false, "an infinity is close only to the same infinity, whatever the tolerance"},
+		{"1 +Inf, rtol", 1, inf, 0, 1, false, "rtol·|+Inf| is +Inf, yet a finite value is not close to an infinity"},
+		{"1 -Inf, rtol", 1, -inf, 0, 1, false, "rtol·|−Inf| is +Inf, yet a finite value is not close to an infinity"},
 		{"+0 -0", 0, negZero, 0, 0, true, "+0 and −0 are equal"},
 		{"-0 +0", negZero, 0, 0, 0, true, "+0 and −0 are equal"},
 		{"subnormal vs 0, no atol", tiniest, 0, 0, 0.5, false, "with atol 0 nothing is close to 0 but 0"},
@@ -106,6 +112,35 @@ func TestC0_1_AllClose(t *testing.T) {
 			name: "empty", got: nil, want: nil, atol: 0, rtol: 0,
 			report: Report{N: 0, Bad: 0, Worst: -1},
 		},
+		{
+			// A NaN on the expected side is as bad as one in the result.
+			name: "NaN expected value is worst and bad", got: f32(1, 2), want: []float64{1, nan}, atol: 1, rtol: 0,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: 2, Want: nan, AbsErr: inf, Budget: inf},
+		},
+		{
+			// |5 − Inf| is Inf and so is rtol·|Inf|: Inf/Inf is NaN, so a
+			// finite result against an infinity must be caught before dividing.
+			name: "finite result for an infinite expectation", got: f32(1, 5), want: []float64{1, inf}, atol: 0, rtol: 0.5,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: 5, Want: inf, AbsErr: inf, Budget: inf},
+		},
+		{
+			name: "infinite result for a finite expectation", got: f32(1, math.Inf(-1)), want: []float64{1, 3}, atol: 1, rtol: 1,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: -inf, Want: 3, AbsErr: inf, Budget: inf},
+		},
+		{
+			// With an infinite allowance, Inf/Inf would make the share NaN:
+			// infinities must be settled before dividing, on either side.
+			name: "+Inf result, infinite tolerance", got: f32(1, math.Inf(1)), want: []float64{1, 3}, atol: inf, rtol: 0,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: inf, Want: 3, AbsErr: inf, Budget: inf},
+		},
+		{
+			name: "-Inf result, infinite tolerance", got: f32(1, math.Inf(-1)), want: []float64{1, 3}, atol: inf, rtol: 0,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: -inf, Want: 3, AbsErr: inf, Budget: inf},
+		},
+		{
+			name: "finite result for a −Inf expectation", got: f32(1, 5), want: []float64{1, -inf}, atol: 0, rtol: 0.5,
+			report: Report{N: 2, Bad: 1, Worst: 1, Got: 5, Want: -inf, AbsErr: inf, Budget: inf},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,9 +158,26 @@ func TestC0_1_AllClose(t *testing.T) {
 		})
 	}
 	t.Run("length mismatch", func(t *testing.T) {
-		_, err := AllClose([]float32{1, 2}, []float64{1}, 0, 0)
-		if !errors.Is(err, ErrInvalid) {
-			t.Fatalf("AllClose with 2 results for 1 expected value: err = %v, want an error wrapping ErrInvalid", err)
+		// Both directions: a check that only catches extra results lets a
+		// short result slice pass as a perfect match of its prefix.
+		for _, tc := range []struct {
+			got  []float32
+			want []float64
+		}{
+			{[]float32{1, 2}, []float64{1}},
+			{[]float32{1}, []float64{1, 2}},
+			{nil, []float64{0}},
+			{[]float32{0}, nil},
+		} {
+			r, err := AllClose(tc.got, tc.want, 1, 1)
+			require.ErrorIs(t, err, ErrInvalid, "AllClose with %d results for %d expected values must be an error wrapping ErrInvalid", len(tc.got), len(tc.want))
+			for _, n := range []int{len(tc.got), len(tc.want)} {
+				require.Contains(t, err.Error(), fmt.Sprint(n), "the error of AllClose with %d results for %d expected values must give both lengths", len(tc.got), len(tc.want))
+			}
+			if r.N != 0 || r.Worst != -1 || r.Bad != 0 {
+				t.Errorf("AllClose with %d results for %d expected values returned a report with N %d, Bad %d, Worst %d alongside its error; want nothing compared: N 0, Bad 0, Worst −1 (as for an empty comparison), so no caller mistakes it for a result",
+					len(tc.got), len(tc.want), r.N, r.Bad, r.Worst)
+			}
 		}
 	})
 }
@@ -146,6 +198,11 @@ func TestC0_1_ReportString(t *testing.T) {
 	ok := Report{N: 4, Bad: 0, Worst: 3, Got: 1, Want: 1, AbsErr: 0.001, Budget: 0.1}
 	if got := ok.String(); !strings.HasPrefix(got, "all 4 close") {
 		t.Errorf("Report.String() of a passing report = %q, want it to start with %q", got, "all 4 close")
+	}
+	// Element 0 can be the worst: only Worst −1 leaves the worst part out.
+	first := Report{N: 3, Bad: 1, Worst: 0, Got: 2, Want: 1, AbsErr: 1, Budget: 2}
+	if got, want := first.String(), "1 of 3 not close; worst [0]: got 2, want 1, |err| 1 (200% of budget)"; got != want {
+		t.Errorf("Report.String() with Worst 0\n got %q\nwant %q (index 0 is an element like any other)", got, want)
 	}
 	if got := (Report{Worst: -1}).String(); got != "all 0 close" {
 		t.Errorf("Report.String() of an empty report = %q, want %q", got, "all 0 close")

@@ -7,7 +7,7 @@ import (
 
 // ParseLevel returns the slog level named by s: "debug", "info", "warn" or
 // "error", in any letter case. Anything else is an error that quotes s, lists
-// the valid names and wraps ErrInvalid.
+// the valid names and wraps ErrInvalid, returned with the zero Level.
 func ParseLevel(s string) (slog.Level, error) {
 	panic("TODO(0.3): write ParseLevel, see docs/unit00.md")
 }

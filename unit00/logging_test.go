@@ -24,7 +24,10 @@ func TestC0_3_ParseLevel(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "trace", "warning", "fatal", "debug ", "1"} {
-		_, err := ParseLevel(in)
+		lvl, err := ParseLevel(in)
+		if lvl != 0 {
+			t.Errorf("ParseLevel(%q) returned level %v with its error; return the zero Level, as Go functions return zero values beside an error", in, lvl)
+		}
 		if err == nil {
 			t.Errorf("ParseLevel(%q) returned no error; only debug, info, warn and error are levels", in)
 			continue

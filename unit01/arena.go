@@ -36,12 +36,16 @@ func NewArena(capacity int) *Arena {
 // slice's capacity is exactly n, so an append can never overwrite the next
 // allocation. When the arena has no room it returns an error wrapping
 // ErrArenaFull that gives the sizes, and the arena is unchanged. A negative n
-// is an error wrapping unit00.ErrInvalid.
+// is an error wrapping unit00.ErrInvalid; n = 0 is not an error, even in an
+// arena filled to its last byte: it returns an empty slice.
 func (a *Arena) Alloc(n int) ([]byte, error) {
 	panic("TODO(1.2): write Arena.Alloc, see docs/unit01.md")
 }
 
-// Float32s returns n float32s carved from the arena, aligned like Alloc.
+// Float32s returns n float32s carved from the arena, aligned like Alloc: it
+// takes 4·n bytes. n = 0 gives an empty, non-nil slice; a negative n is an
+// error wrapping unit00.ErrInvalid; an n whose bytes do not fit, however
+// large (4·n must not overflow), an error wrapping ErrArenaFull.
 func (a *Arena) Float32s(n int) ([]float32, error) {
 	panic("TODO(1.2): write Arena.Float32s, see docs/unit01.md")
 }

@@ -2,6 +2,7 @@ package unit01
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"unsafe"
 
@@ -40,6 +41,32 @@ func TestC1_2_Alloc(t *testing.T) {
 	if _, err := a.Alloc(-1); !errors.Is(err, unit00.ErrInvalid) {
 		t.Errorf("Alloc(-1) error = %v, want unit00.ErrInvalid", err)
 	}
+	if b, err := a.Alloc(0); err != nil || len(b) != 0 {
+		t.Errorf("Alloc(0): len %d, error %v; want an empty slice and no error (only a negative size is invalid)", len(b), err)
+	}
+	if _, err := a.Float32s(-1); !errors.Is(err, unit00.ErrInvalid) {
+		t.Errorf("Float32s(-1) error = %v, want unit00.ErrInvalid", err)
+	}
+	used := a.Used()
+	for _, n := range []int{1 << 62, math.MaxInt/4 + 1, math.MaxInt} { // 4·n overflows: to 0, to a negative, ...
+		var err error
+		if v, panicked := oracle.Panics(func() { _, err = a.Float32s(n) }); panicked {
+			t.Errorf("Float32s(%d) panicked (%v); want an error wrapping ErrArenaFull (4·n overflows int: check n against the capacity first)", n, v)
+		} else if !errors.Is(err, ErrArenaFull) || a.Used() != used {
+			t.Errorf("Float32s(%d): error = %v, Used %d → %d; want ErrArenaFull and the arena unchanged", n, err, used, a.Used())
+		}
+	}
+	if _, err := a.Tensor(F32, MustShape(1<<61, 2)); !errors.Is(err, unit00.ErrInvalid) {
+		t.Errorf("Arena.Tensor(F32, [2^61 2]): error = %v, want unit00.ErrInvalid (its size in bytes overflows int)", err)
+	}
+	// 2·(MaxInt/8)·4 bytes = MaxInt − 7: it fits in an int, not in the arena.
+	if _, err := a.Tensor(F32, MustShape(2, math.MaxInt/8)); !errors.Is(err, ErrArenaFull) {
+		t.Errorf("Arena.Tensor(F32, [2 MaxInt/8]) (MaxInt − 7 bytes): error = %v, want ErrArenaFull (the size fits in an int; only the arena is too small)", err)
+	}
+	exact := NewArena(128)
+	if f, err := exact.Float32s(32); err != nil || len(f) != 32 || exact.Used() != 128 {
+		t.Errorf("Float32s(32) in an empty 128-byte arena: len %d, Used %d, error %v; want 32 float32s filling it exactly", len(f), exact.Used(), err)
+	}
 }
 
 func TestC1_2_Full(t *testing.T) {
@@ -68,6 +95,17 @@ func TestC1_2_Full(t *testing.T) {
 		// the next aligned position is 128: nothing fits after it
 		t.Errorf("Alloc(1) at aligned position 128 of a 128-byte arena: error = %v, want ErrArenaFull", err)
 	}
+	// Zero bytes always fit, even in an arena filled to the last byte.
+	exact := NewArena(128)
+	if _, err := exact.Alloc(128); err != nil {
+		t.Fatalf("Alloc(128) in a 128-byte arena must fit exactly: %v", err)
+	}
+	if b, err := exact.Alloc(0); err != nil || len(b) != 0 {
+		t.Errorf("Alloc(0) in an exactly full arena: len %d, error %v; want an empty slice and no error (zero bytes always fit)", len(b), err)
+	}
+	if f, err := exact.Float32s(0); err != nil || f == nil || len(f) != 0 {
+		t.Errorf("Float32s(0) in an exactly full arena: %v (nil: %v), error %v; want an empty, non-nil slice and no error", f, f == nil, err)
+	}
 }
 
 func TestC1_2_ResetAndRewind(t *testing.T) {
@@ -84,6 +122,10 @@ func TestC1_2_ResetAndRewind(t *testing.T) {
 		t.Errorf("after Reset, the first Alloc must reuse the arena's first bytes")
 	}
 
+	here := a.Mark()
+	if v, panicked := oracle.Panics(func() { a.Rewind(here) }); panicked || a.Used() != 100 {
+		t.Errorf("Rewind to a mark taken at the current position: panicked %v (%v), Used %d; want no panic and nothing changed (Used 100)", panicked, v, a.Used())
+	}
 	pos := a.Used()
 	m := a.Mark()
 	x, _ := a.Alloc(10)
@@ -103,16 +145,19 @@ func TestC1_2_ResetAndRewind(t *testing.T) {
 	a.Alloc(500)
 	a.Reset()
 	a.Alloc(3000) // new allocations now cover where the mark points
-	if _, panicked := oracle.Panics(func() { a.Rewind(before) }); !panicked {
-		t.Errorf("Rewind to a mark taken before Reset did not panic; the next Alloc would overwrite memory handed out since the Reset")
-	}
+	checkPanics(t, "Rewind to a mark taken before Reset (the next Alloc would overwrite memory handed out since the Reset)", func() { a.Rewind(before) })
 	m2 := a.Mark()
 	a.Alloc(10)
 	ahead := a.Mark()
 	a.Rewind(m2)
-	if _, panicked := oracle.Panics(func() { a.Rewind(ahead) }); !panicked {
-		t.Errorf("Rewind to a mark ahead of the position (taken after a point since rewound) did not panic")
-	}
+	checkPanics(t, "Rewind to a mark ahead of the position (taken after a point since rewound)", func() { a.Rewind(ahead) })
+	// One byte ahead is as stale as a thousand.
+	a.Reset()
+	start := a.Mark()
+	a.Alloc(1)
+	oneAhead := a.Mark()
+	a.Rewind(start)
+	checkPanics(t, "Rewind to a mark one byte ahead of the position", func() { a.Rewind(oneAhead) })
 }
 
 func TestC1_2_Carving(t *testing.T) {
@@ -121,6 +166,9 @@ func TestC1_2_Carving(t *testing.T) {
 	f, err := a.Float32s(10)
 	if err != nil || len(f) != 10 {
 		t.Fatalf("Float32s(10): len %d, err %v", len(f), err)
+	}
+	if a.Used() != 64+40 {
+		t.Errorf("after Alloc(3) and Float32s(10), Used = %d; want 104: the float32s start at 64 and take 4 bytes each", a.Used())
 	}
 	if p := uintptr(unsafe.Pointer(&f[0])); p%Alignment != 0 {
 		t.Errorf("Float32s is %d bytes past a %d-byte boundary", p%Alignment, Alignment)

@@ -2,6 +2,7 @@ package unit01
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -81,4 +82,21 @@ func addr(b []byte) uintptr {
 		return 0
 	}
 	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+}
+
+// checkPanics fails t unless f panics through unit00.Check, whose panic value
+// reads "check failed at …". A bad argument must be caught by the check the
+// doc comment promises, with a message that says what is wrong; a runtime
+// error from indexing with it later (or no panic at all, for an index that
+// happens to land in memory) is not that.
+func checkPanics(t *testing.T, what string, f func()) {
+	t.Helper()
+	v, panicked := oracle.Panics(f)
+	if !panicked {
+		t.Errorf("%s did not panic; it must panic through unit00.Check", what)
+		return
+	}
+	if s, ok := v.(string); !ok || !strings.HasPrefix(s, "check failed at ") {
+		t.Errorf("%s panicked with %q; want a panic from unit00.Check (\"check failed at …\"): check the argument before using it", what, fmt.Sprint(v))
+	}
 }

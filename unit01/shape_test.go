@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
+	"github.com/stretchr/testify/require"
 )
 
 func TestC1_1_Shape(t *testing.T) {
@@ -71,8 +72,27 @@ func TestC1_1_Shape(t *testing.T) {
 		if _, panicked := oracle.Panics(func() { MustShape(-3) }); !panicked {
 			t.Errorf("MustShape(-3) did not panic")
 		}
-		if _, panicked := oracle.Panics(func() { MustShape(2, 3).Dim(2) }); !panicked {
-			t.Errorf("Dim(2) of a rank-2 shape did not panic")
+		checkPanics(t, "Dim(2) of a rank-2 shape", func() { MustShape(2, 3).Dim(2) })
+		checkPanics(t, "Dim(-1) of a rank-2 shape", func() { MustShape(2, 3).Dim(-1) })
+	})
+	t.Run("largest counts", func(t *testing.T) {
+		// math.MaxInt/3 · 3 = math.MaxInt − 1 fits: the overflow test
+		// n > MaxInt/d must be strict, or it rejects the largest shapes.
+		for _, d := range [][]int{{3, math.MaxInt / 3}, {math.MaxInt / 3, 3}, {1, math.MaxInt}, {math.MaxInt}} {
+			s, err := NewShape(d...)
+			require.NoError(t, err, "NewShape(%v): its element count fits in an int", d)
+			want := 1
+			for _, x := range d {
+				want *= x
+			}
+			if s.Numel() != want {
+				t.Errorf("NewShape(%v).Numel() = %d, want %d", d, s.Numel(), want)
+			}
+		}
+		// {2^21 2^21 2^22}: no two extents overflow, all three do.
+		for _, d := range [][]int{{2, math.MaxInt/2 + 1}, {math.MaxInt/3 + 1, 3}, {1 << 32, 1 << 32}, {1 << 21, 1 << 21, 1 << 22}} {
+			_, err := NewShape(d...)
+			require.ErrorIs(t, err, unit00.ErrInvalid, "NewShape(%v): the element count overflows int", d)
 		}
 	})
 	t.Run("no heap", func(t *testing.T) {
@@ -93,6 +113,7 @@ func TestC1_1_RowBytes(t *testing.T) {
 	}{
 		{F32, 10, 40}, {F16, 10, 20}, {BF16, 3, 6}, {I8, 7, 7}, {I32, 2, 8},
 		{Q4_0, 32, 18}, {Q4_0, 4096, 2304}, {Q8_0, 64, 68}, {Q4_K, 256, 144}, {Q6_K, 512, 420}, {F32, 0, 0},
+		{F32, math.MaxInt / 4, math.MaxInt / 4 * 4}, // the largest F32 row whose bytes fit in an int
 	}
 	for _, tc := range tests {
 		got, err := tc.dt.RowBytes(tc.n)
@@ -103,9 +124,9 @@ func TestC1_1_RowBytes(t *testing.T) {
 	for _, bad := range []struct {
 		dt DType
 		n  int
-	}{{Q4_0, 33}, {Q4_K, 32}, {DType(99), 4}, {F32, -1}} {
+	}{{Q4_0, 33}, {Q4_K, 32}, {DType(99), 4}, {F32, -1}, {F32, math.MaxInt / 2}, {I32, math.MaxInt/4 + 1}, {Q8_K, math.MaxInt / 256 * 256}} {
 		if _, err := bad.dt.RowBytes(bad.n); !errors.Is(err, unit00.ErrInvalid) {
-			t.Errorf("%v.RowBytes(%d) error = %v, want an error wrapping unit00.ErrInvalid (a row must hold whole blocks)", bad.dt, bad.n, err)
+			t.Errorf("%v.RowBytes(%d) error = %v, want an error wrapping unit00.ErrInvalid (a known type, whole blocks, a byte count that fits in an int)", bad.dt, bad.n, err)
 		}
 	}
 }
@@ -130,6 +151,32 @@ func TestC1_1_Storage(t *testing.T) {
 			}
 		}
 	}
+	t.Run("empty and negative", func(t *testing.T) {
+		s := NewStorage(0)
+		if s.Len() != 0 || len(s.Bytes()) != 0 {
+			t.Errorf("NewStorage(0): Len %d, %d bytes; want an empty buffer (a tensor with no elements needs one)", s.Len(), len(s.Bytes()))
+		}
+		checkPanics(t, "NewStorage(-1)", func() { NewStorage(-1) })
+		checkPanics(t, "NewStorage(-100)", func() { NewStorage(-100) })
+	})
+	t.Run("Float32s lengths", func(t *testing.T) {
+		for _, n := range []int{0, 3, 4, 7, 8, 9} {
+			var f []float32
+			if v, panicked := oracle.Panics(func() { f = NewStorage(n).Float32s() }); panicked {
+				t.Errorf("Float32s() of a %d-byte storage panicked: %v", n, v)
+				continue
+			}
+			if len(f) != n/4 {
+				t.Errorf("Float32s() of a %d-byte storage has %d elements, want Len()/4 = %d", n, len(f), n/4)
+			}
+		}
+		raw := make([]byte, 20)
+		odd := raw[1:] // 19 bytes starting one past an aligned address
+		if addr(odd)%4 == 0 {
+			odd = raw[2:]
+		}
+		checkPanics(t, "Float32s() of a WrapStorage buffer that is not 4-byte aligned", func() { WrapStorage(odd).Float32s() })
+	})
 	t.Run("Float32s shares memory", func(t *testing.T) {
 		s := NewStorage(16)
 		f := s.Float32s()
@@ -185,12 +232,31 @@ func TestC1_1_Tensor(t *testing.T) {
 		if _, err := Empty(Q4_0, MustShape(4, 48)); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("Empty(Q4_0, [4 48]) error = %v, want unit00.ErrInvalid (48 is not a whole number of 32-element blocks)", err)
 		}
+		// Element counts that fit in an int, byte counts that do not: a
+		// wrapped size would give a huge tensor a tiny (or no) buffer.
+		for _, d := range [][]int{{1 << 62}, {1 << 61, 2}, {3, 1 << 61}, {2, math.MaxInt / 4}} {
+			if _, err := Empty(F32, MustShape(d...)); !errors.Is(err, unit00.ErrInvalid) {
+				t.Errorf("Empty(F32, %v): error = %v, want unit00.ErrInvalid (its size in bytes overflows int)", d, err)
+			}
+		}
 		if _, err := Empty(DType(77), MustShape(2)); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("Empty(DType(77), [2]) error = %v, want unit00.ErrInvalid", err)
 		}
 		s, err := Zeros(F32, MustShape())
 		if err != nil || s.Numel() != 1 || s.At() != 0 {
 			t.Errorf("Zeros(F32, []) (a scalar): err %v, Numel %d", err, s.Numel())
+		}
+		for _, dt := range []DType{F32, F16, I8} {
+			s, err := Zeros(dt, MustShape())
+			if err != nil || s.Storage().Len() != dt.BlockBytes() {
+				t.Errorf("Zeros(%v, []) (a scalar): err %v, storage of %d bytes; want one element, %d bytes", dt, err, s.Storage().Len(), dt.BlockBytes())
+			}
+		}
+		for _, d := range [][]int{{3, 0}, {0, 5}, {0}, {2, 0, 4}} {
+			e, err := Empty(F32, MustShape(d...))
+			if err != nil || e.Storage().Len() != 0 || e.Numel() != 0 {
+				t.Errorf("Empty(F32, %v): err %v, storage of %d bytes, Numel %d; want no error, 0 bytes, 0 elements (an extent of 0 anywhere, the last axis too)", d, err, e.Storage().Len(), e.Numel())
+			}
 		}
 	})
 	t.Run("FromSlice copies", func(t *testing.T) {
@@ -205,6 +271,9 @@ func TestC1_1_Tensor(t *testing.T) {
 		}
 		if _, err := FromSlice(data, MustShape(4, 2)); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("FromSlice of 6 values into [4 2]: error = %v, want unit00.ErrInvalid", err)
+		}
+		if _, err := FromSlice(data, MustShape(2, 2)); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("FromSlice of 6 values into [2 2]: error = %v, want unit00.ErrInvalid (too many values is as wrong as too few)", err)
 		}
 	})
 	t.Run("At and Set", func(t *testing.T) {
@@ -221,10 +290,10 @@ func TestC1_1_Tensor(t *testing.T) {
 		if got := x.At(0, 1); got != 0 {
 			t.Errorf("F32: Set at [1 0] changed [0 1] to %v", got)
 		}
-		ints, _ := Zeros(I32, MustShape(2))
-		copy(ints.Storage().Bytes()[4:], []byte{0xfe, 0xff, 0xff, 0xff})
-		if ints.At(1) != -2 {
-			t.Errorf("At(1) of I32 bytes fe ff ff ff = %v, want -2 (little-endian, signed)", ints.At(1))
+		ints, _ := Zeros(I32, MustShape(3))
+		copy(ints.Storage().Bytes()[4:], []byte{0xfe, 0xff, 0xff, 0xff, 7, 0, 0, 0})
+		if ints.At(1) != -2 || ints.At(2) != 7 {
+			t.Errorf("At(1), At(2) of I32 bytes [4..11] fe ff ff ff 07 00 00 00 = %v, %v; want -2, 7 (element i is bytes 4i..4i+3, little-endian, signed)", ints.At(1), ints.At(2))
 		}
 		i8, _ := Zeros(I8, MustShape(3))
 		i8.Storage().Bytes()[2] = 0x80
@@ -232,10 +301,17 @@ func TestC1_1_Tensor(t *testing.T) {
 			t.Errorf("At(2) of I8 byte 0x80 = %v, want -128", i8.At(2))
 		}
 		x = iota(t, 2, 3)
-		for _, bad := range [][]int{{2, 0}, {0, 3}, {-1, 0}, {1}, {0, 0, 0}} {
-			if _, panicked := oracle.Panics(func() { x.At(bad...) }); !panicked {
-				t.Errorf("At%v of a [2 3] tensor did not panic", bad)
-			}
+		// [1 -1] and [0 3] land inside the storage (elements 2 and 3): only
+		// the range check stops them.
+		for _, bad := range [][]int{{2, 0}, {0, 3}, {-1, 0}, {1, -1}, {1}, {0, 0, 0}} {
+			checkPanics(t, fmt.Sprintf("At%v of a [2 3] tensor", bad), func() { x.At(bad...) })
+			checkPanics(t, fmt.Sprintf("Set at %v of a [2 3] tensor", bad), func() { x.Set(1, bad...) })
+		}
+		q, _ := Zeros(Q4_0, MustShape(32))
+		checkPanics(t, "At(0) of a Q4_0 tensor", func() { q.At(0) })
+		for _, dt := range []DType{I8, I32, Q4_0} {
+			z, _ := Zeros(dt, MustShape(32))
+			checkPanics(t, fmt.Sprintf("Set on a %v tensor", dt), func() { z.Set(1, 0) })
 		}
 	})
 	t.Run("F32 and Data", func(t *testing.T) {
@@ -252,14 +328,34 @@ func TestC1_1_Tensor(t *testing.T) {
 			t.Errorf("len(Data()) of a [2 3] F32 tensor = %d, want 24", len(x.Data()))
 		}
 		h, _ := Zeros(F16, MustShape(2))
-		if _, panicked := oracle.Panics(func() { h.F32() }); !panicked {
-			t.Errorf("F32() of an F16 tensor did not panic")
+		checkPanics(t, "F32() of an F16 tensor", func() { h.F32() })
+		i32, _ := Zeros(I32, MustShape(4)) // as many bytes as 4 float32s
+		checkPanics(t, "F32() of an I32 tensor", func() { i32.F32() })
+		tr, _ := x.Transpose(0, 1)
+		checkPanics(t, "F32() of a transposed view", func() { tr.F32() })
+		checkPanics(t, "Data() of a transposed view", func() { tr.Data() })
+		empty, _ := Zeros(F32, MustShape(0, 3))
+		if f := empty.F32(); len(f) != 0 {
+			t.Errorf("F32() of a [0 3] tensor has %d elements, want 0", len(f))
 		}
 	})
 	t.Run("ByteStrides", func(t *testing.T) {
 		q, _ := Empty(Q4_0, MustShape(4, 64))
 		if nb := q.ByteStrides(); nb[0] != 36 || nb[1] != 18 {
 			t.Errorf("ByteStrides of Q4_0 [4 64] = %v, want [36 18] (rows of two 18-byte blocks; ggml's nb reversed)", nb[:2])
+		}
+		q1, _ := Empty(Q4_0, MustShape(64))
+		if nb := q1.ByteStrides(); nb[0] != 18 {
+			t.Errorf("ByteStrides of Q4_0 [64] = %v, want [18]: the last axis steps one block even when it is the only axis", nb[:1])
+		}
+		r8, _ := Empty(F32, MustShape(1, 1, 1, 1, 1, 1, 2, 3))
+		if nb := r8.ByteStrides(); fmt.Sprint(nb) != "[24 24 24 24 24 24 12 4]" {
+			t.Errorf("ByteStrides of F32 [1 1 1 1 1 1 2 3] = %v, want [24 24 24 24 24 24 12 4] (all MaxRank axes, and no more)", nb)
+		}
+		sc, _ := Empty(F32, MustShape())
+		var none Strides
+		if v, panicked := oracle.Panics(func() { none = sc.ByteStrides() }); panicked || none != (Strides{}) {
+			t.Errorf("ByteStrides of a scalar: %v, panic %v; want all zero (a scalar has no axes)", none, v)
 		}
 		h, _ := Empty(F16, MustShape(2, 3, 5))
 		if nb := h.ByteStrides(); fmt.Sprint(nb[:3]) != "[30 10 2]" {

@@ -49,8 +49,9 @@ func (s *Storage) Len() int {
 	panic("TODO(1.1): write Storage.Len, see docs/unit01.md")
 }
 
-// Float32s returns the buffer as float32s (Len()/4 of them), sharing its
-// memory. It panics (unit00.Check) if the buffer is not 4-byte aligned.
+// Float32s returns the buffer as float32s (Len()/4 of them: none for a
+// buffer of fewer than 4 bytes), sharing its memory. It panics
+// (unit00.Check) if the buffer is not 4-byte aligned.
 func (s *Storage) Float32s() []float32 {
 	panic("TODO(1.1): write Storage.Float32s, see docs/unit01.md")
 }

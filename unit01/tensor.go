@@ -14,7 +14,9 @@ type Tensor struct {
 
 // Empty returns a contiguous tensor of type dt and shape s in a new Storage.
 // Its contents are unspecified (Go happens to zero them). For a quantized
-// type the last axis must hold whole blocks. Errors wrap unit00.ErrInvalid.
+// type the last axis must hold whole blocks. A size in bytes that overflows
+// int is an error too (a shape's element count fits in an int, its bytes
+// may not). Errors wrap unit00.ErrInvalid.
 func Empty(dt DType, s Shape) (Tensor, error) {
 	panic("TODO(1.1): write Empty, see docs/unit01.md")
 }

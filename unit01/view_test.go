@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
 )
@@ -88,8 +89,15 @@ func TestC1_3_Transpose(t *testing.T) {
 	if !back.IsContiguous() {
 		t.Errorf("transposing twice gives the original layout, which is contiguous")
 	}
-	if _, err := x.Transpose(0, 2); !errors.Is(err, unit00.ErrInvalid) {
-		t.Errorf("Transpose(0, 2) of a rank-2 tensor: error = %v, want unit00.ErrInvalid", err)
+	for _, ab := range [][2]int{{1, 0}, {0, 0}, {1, 1}} { // axis 0 is an axis too
+		if _, err := x.Transpose(ab[0], ab[1]); err != nil {
+			t.Errorf("Transpose(%d, %d) of a rank-2 tensor: %v; both axes are in range", ab[0], ab[1], err)
+		}
+	}
+	for _, ab := range [][2]int{{0, 2}, {2, 0}, {-1, 0}, {0, -1}, {2, 2}} {
+		if _, err := x.Transpose(ab[0], ab[1]); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("Transpose(%d, %d) of a rank-2 tensor: error = %v, want unit00.ErrInvalid (check both axes, on both sides)", ab[0], ab[1], err)
+		}
 	}
 }
 
@@ -104,7 +112,9 @@ func TestC1_3_Slice(t *testing.T) {
 		want, shape := oracle.SliceAxis(oracle.Iota(120), []int{4, 5, 6}, tc.axis, tc.start, tc.end)
 		checkView(t, fmt.Sprintf("Slice(axis %d, [%d, %d)) of [4 5 6]", tc.axis, tc.start, tc.end), x, v, want, shape, before)
 	}
-	for _, bad := range []struct{ axis, start, end int }{{3, 0, 1}, {0, 2, 1}, {1, 0, 6}, {2, -1, 2}} {
+	// {3, 0, 0} and {-1, 0, 0} name no axis, though their empty range would
+	// fit any extent.
+	for _, bad := range []struct{ axis, start, end int }{{3, 0, 1}, {3, 0, 0}, {-1, 0, 0}, {0, 2, 1}, {1, 0, 6}, {2, -1, 2}} {
 		if _, err := x.Slice(bad.axis, bad.start, bad.end); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("Slice(%d, %d, %d) of [4 5 6]: error = %v, want unit00.ErrInvalid", bad.axis, bad.start, bad.end, err)
 		}
@@ -142,7 +152,7 @@ func TestC1_3_Expand(t *testing.T) {
 	x := iota(t, 3, 1)
 	row := iota(t, 4)
 	before := StorageAllocations()
-	for _, to := range [][]int{{3, 4}, {2, 3, 4}, {3, 1}, {5, 3, 1}} {
+	for _, to := range [][]int{{3, 4}, {2, 3, 4}, {3, 1}, {5, 3, 1}, {1, 1, 1, 1, 1, 2, 3, 4}} { // up to MaxRank
 		v, err := x.Expand(MustShape(to...))
 		if err != nil {
 			t.Fatalf("Expand [3 1] → %v: %v", to, err)
@@ -247,5 +257,90 @@ func TestC1_3_QuantizedViews(t *testing.T) {
 	c := rows.Contiguous()
 	if c.Storage() != q.Storage() {
 		t.Errorf("Contiguous of a row slice (already contiguous) copied it")
+	}
+	// A square tensor: transposing it keeps the last extent (32) but not
+	// its unit stride, which splits every block just the same.
+	sq, _ := Empty(Q4_0, MustShape(32, 32))
+	if _, err := sq.Transpose(0, 1); !errors.Is(err, unit00.ErrInvalid) {
+		t.Errorf("Transpose of a square Q4_0 [32 32] tensor: error = %v, want unit00.ErrInvalid (the last axis keeps its extent, but its stride is no longer 1)", err)
+	}
+}
+
+// TestC1_3_QuantizedContiguous: a strided view of a quantized tensor (whole
+// rows of blocks, in another order) is copied row by row, each row's blocks
+// as they are.
+func TestC1_3_QuantizedContiguous(t *testing.T) {
+	q, _ := Empty(Q4_0, MustShape(2, 3, 64)) // 6 rows of 36 bytes
+	b := q.Storage().Bytes()
+	for i := range b {
+		b[i] = byte(i % 251)
+	}
+	p, err := q.Permute(1, 0, 2) // [3 2 64]: row (i, j) is source row (j, i)
+	if err != nil {
+		t.Fatalf("Permute(1, 0, 2) of Q4_0 [2 3 64]: %v", err)
+	}
+	c := p.Contiguous()
+	got := c.Storage().Bytes()
+	if len(got) != 6*36 || c.Storage() == q.Storage() {
+		t.Fatalf("Contiguous of a permuted Q4_0 view: %d bytes (same storage: %v); want a new storage of 216", len(got), c.Storage() == q.Storage())
+	}
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 2; j++ {
+			src := (j*3 + i) * 36
+			dst := (i*2 + j) * 36
+			if diff := cmp.Diff(b[src:src+36], got[dst:dst+36]); diff != "" {
+				t.Fatalf("Contiguous of Permute(1, 0, 2) of Q4_0 [2 3 64]: row [%d %d] (bytes %d..%d) must be source row [%d %d] (bytes %d..%d) unchanged: copy whole rows of blocks, not elements (-want +got):\n%s",
+					i, j, dst, dst+35, j, i, src, src+35, diff)
+			}
+		}
+	}
+}
+
+// TestC1_3_StridedContiguous: rank-1 and rank-3 strided views, random
+// shapes and strides, copied by Contiguous and read back against the
+// oracle's element-by-element gather.
+func TestC1_3_StridedContiguous(t *testing.T) {
+	g := oracle.NewRand(13)
+	data := float32s(oracle.Iota(4096))
+	base, err := FromSlice(data, MustShape(4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 60 {
+		rank := 1 + trial%3
+		dims, strides := make([]int, rank), make([]int, rank)
+		var st Strides
+		span := 0
+		for i := range dims {
+			dims[i] = 1 + g.Intn(7)
+			strides[i] = g.Intn(9) // 0 repeats, others skip
+			st[i] = strides[i]
+			span += (dims[i] - 1) * strides[i]
+		}
+		off := g.Intn(4096 - span)
+		v := Tensor{storage: base.Storage(), offset: off, shape: MustShape(dims...), strides: st, dtype: F32}
+		want := make([]float64, 0, oracle.Numel(dims))
+		idx := make([]int, rank)
+		for n := 0; n < oracle.Numel(dims); n++ {
+			pos := off
+			for i := range idx {
+				pos += idx[i] * strides[i]
+			}
+			want = append(want, float64(data[pos]))
+			for a := rank - 1; a >= 0; a-- {
+				if idx[a]++; idx[a] < dims[a] {
+					break
+				}
+				idx[a] = 0
+			}
+		}
+		c := v.Contiguous()
+		what := fmt.Sprintf("Contiguous of a view with shape %v, strides %v, offset %d", dims, strides, off)
+		if !c.IsContiguous() {
+			t.Fatalf("%s is not contiguous", what)
+		}
+		if diff := cmp.Diff(float32s(want), c.F32()); diff != "" {
+			t.Fatalf("%s: memory differs from the elements in row-major order (-want +got):\n%s", what, diff)
+		}
 	}
 }

@@ -35,8 +35,13 @@ type Result struct {
 // canceled. The sampler's penalties see the prompt and the generated
 // tokens.
 //
+// An empty prompt, or a prompt token outside the vocabulary, is an error
+// wrapping unit00.ErrInvalid that says which (the token and its index),
+// before anything is processed.
+//
 // The context policy: a prompt that does not fit is an error wrapping
-// unit07.ErrContextFull, before anything is processed. Generation that
+// unit07.ErrContextFull, before anything is processed; one that fits
+// exactly is not. Generation that
 // fills the context stops with StopContext and no error: the last token
 // sampled is returned, though the model never saw it.
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/llmforge/forge/unit00"
@@ -60,6 +61,29 @@ func TestC11_3_Greedy(t *testing.T) {
 	}
 	if res.PromptTime <= 0 || res.GenTime <= 0 {
 		t.Errorf("PromptTime %v, GenTime %v: both must be measured", res.PromptTime, res.GenTime)
+	}
+}
+
+// TestC11_3_LongPrompt: a prompt of several prefill chunks (64 tokens at
+// most each, the last one partial) runs whole, in order, exactly once.
+func TestC11_3_LongPrompt(t *testing.T) {
+	c := tinyConfig(300, 256)
+	for _, n := range []int{1, 63, 64, 65, 129, 150} {
+		prompt := make([]int, n)
+		for i := range prompt {
+			prompt[i] = (11*i + 5) % c.Vocab
+		}
+		want := byHand(t, newSession(t, c, 8), prompt, 6)
+		s := newSession(t, c, 8)
+		res, err := Generate(context.Background(), s, newSampler(t, c.Vocab, greedyParams()), prompt, Options{MaxTokens: 6})
+		if err != nil {
+			t.Fatalf("a %d-token prompt: %v", n, err)
+		}
+		// The last token is sampled but never fed back: n + 5 positions.
+		if s.Len() != n+5 || fmt.Sprint(res.Tokens) != fmt.Sprint(want) {
+			t.Fatalf("a %d-token prompt, 6 greedy tokens: %v with %d positions used; want %v with %d (every prompt token prefilled once, chunk by chunk, then 5 steps)",
+				n, res.Tokens, s.Len(), want, n+5)
+		}
 	}
 }
 
@@ -132,10 +156,11 @@ func TestC11_3_BadPrompts(t *testing.T) {
 		name   string
 		prompt []int
 		kind   error
+		says   []string // what the message must name
 	}{
-		{"an empty prompt", nil, unit00.ErrInvalid},
-		{"a prompt longer than the context", long, unit07.ErrContextFull},
-		{"a token outside the vocabulary, late in the prompt", badLate, unit00.ErrInvalid},
+		{"an empty prompt", nil, unit00.ErrInvalid, []string{"empty"}},
+		{"a prompt longer than the context", long, unit07.ErrContextFull, nil},
+		{"a token outside the vocabulary, late in the prompt", badLate, unit00.ErrInvalid, []string{"90", "300"}},
 	}
 	for _, tc := range cases {
 		s := newSession(t, c, 3)
@@ -146,12 +171,35 @@ func TestC11_3_BadPrompts(t *testing.T) {
 		if !errors.Is(err, tc.kind) {
 			t.Fatalf("Generate with %s: error %v, want one wrapping %v", tc.name, err, tc.kind)
 		}
+		for _, w := range tc.says {
+			if !strings.Contains(err.Error(), w) {
+				t.Fatalf("Generate with %s: error %q does not say %q; name what is wrong (an empty prompt; the bad token and its index)", tc.name, err, w)
+			}
+		}
 		if s.Len() != 2 || len(res.Tokens) != 0 {
 			t.Fatalf("Generate with %s: the session holds %d positions (want the 2 it had) and %d tokens came out: check the prompt before running any of it", tc.name, s.Len(), len(res.Tokens))
 		}
 	}
-	// With 126 of 128 positions used, a 3-token prompt no longer fits.
+	// A negative token late in the prompt is caught before the first chunk.
 	s := newSession(t, c, 3)
+	negLate := make([]int, 100)
+	negLate[95] = -1
+	if _, err := Generate(context.Background(), s, newSampler(t, c.Vocab, DefaultParams()), negLate, Options{MaxTokens: 5}); !errors.Is(err, unit00.ErrInvalid) || s.Len() != 0 {
+		t.Fatalf("a prompt with token -1 at position 95: %v with %d positions used; want unit00.ErrInvalid and none used", err, s.Len())
+	}
+	// A prompt that fills the context exactly is allowed: it leaves no
+	// position to feed a token back, so one token is sampled, and that is all.
+	s = newSession(t, c, 3)
+	if _, err := s.Prefill(make([]int, 126)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Generate(context.Background(), s, newSampler(t, c.Vocab, DefaultParams()), []int{1, 2}, Options{})
+	if err != nil || len(res.Tokens) != 1 || res.Stop != StopContext || s.Len() != 128 {
+		t.Fatalf("a 2-token prompt after 126 of 128 positions: %v, %d tokens, stop %v, %d positions; want no error, 1 token, StopContext, 128 (a prompt that exactly fits is not too long)",
+			err, len(res.Tokens), res.Stop, s.Len())
+	}
+	// With 126 of 128 positions used, a 3-token prompt no longer fits.
+	s = newSession(t, c, 3)
 	if _, err := s.Prefill(make([]int, 126)); err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +220,15 @@ func TestC11_3_Cancel(t *testing.T) {
 	res, err := Generate(ctx, s, newSampler(t, c.Vocab, DefaultParams()), prompt, Options{})
 	if !errors.Is(err, context.Canceled) || res.Stop != StopCanceled || len(res.Tokens) != 0 || s.Len() >= len(prompt) {
 		t.Fatalf("Generate with a canceled context: %v, stop %v, %d tokens, %d positions; want context.Canceled, StopCanceled, no tokens, the prompt not (wholly) processed", err, res.Stop, len(res.Tokens), s.Len())
+	}
+	// Canceled while the prompt runs: the next look, before the second
+	// chunk, must see it.
+	s = newSession(t, c, 4)
+	ctx = &cancelOnWork{Context: context.Background(), s: s, closed: closedChan()}
+	res, err = Generate(ctx, s, newSampler(t, c.Vocab, DefaultParams()), prompt, Options{})
+	if !errors.Is(err, context.Canceled) || res.Stop != StopCanceled || len(res.Tokens) != 0 || s.Len() < 1 || s.Len() > 64 {
+		t.Fatalf("Generate of a 300-token prompt, canceled once the first chunk ran: %v, stop %v, %d tokens, %d positions; want context.Canceled, StopCanceled, no tokens, and at most one chunk (64 tokens) processed: look at ctx before every chunk, not once",
+			err, res.Stop, len(res.Tokens), s.Len())
 	}
 	// Canceled from inside, after the third token: no fourth.
 	ctx, cancel = context.WithCancel(context.Background())
@@ -206,4 +263,33 @@ func TestC11_3_PenaltiesSeeEverything(t *testing.T) {
 		}
 		seen[id] = true
 	}
+}
+
+// cancelOnWork is a context that is canceled as soon as the session holds
+// a position: the moment the first prefill chunk has run. It answers both
+// ways of looking, Err and Done.
+type cancelOnWork struct {
+	context.Context
+	s      *unit07.Session
+	closed chan struct{}
+}
+
+func (c *cancelOnWork) Done() <-chan struct{} {
+	if c.s.Len() > 0 {
+		return c.closed
+	}
+	return nil // never canceled, so far
+}
+
+func (c *cancelOnWork) Err() error {
+	if c.s.Len() > 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func closedChan() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
 }

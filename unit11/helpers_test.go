@@ -88,12 +88,16 @@ func logitSets(n int) map[string][]float32 {
 	peaked := g.Normal(n, 0, 1)
 	peaked[min(7, n-1)], peaked[max(n-2, 0)] = 9, 8
 	return map[string][]float32{
-		"normal":  g.Normal(n, 0, 2),
-		"peaked":  peaked,
-		"flat":    g.Normal(n, 0, 0.05),
-		"ties":    ties,
-		"masked":  masked,
-		"large":   g.Normal(n, 30, 5), // far from zero: softmax must subtract the maximum
+		"normal": g.Normal(n, 0, 2),
+		"peaked": peaked,
+		"flat":   g.Normal(n, 0, 0.05),
+		"ties":   ties,
+		"masked": masked,
+		"large":  g.Normal(n, 30, 5), // far from zero: softmax must subtract the maximum
+		// Spread over hundreds of nats: many tokens' float32 probabilities
+		// underflow to 0, though their logits are finite and their float64
+		// probabilities are not 0.
+		"wide":    g.Normal(n, 0, 60),
 		"allsame": make([]float32, n),
 	}
 }

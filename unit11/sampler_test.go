@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
+	"github.com/stretchr/testify/require"
 )
 
 func TestC11_1_Params(t *testing.T) {
@@ -36,6 +37,15 @@ func TestC11_1_Params(t *testing.T) {
 		{"frequency-penalty", func(p *Params) { p.FrequencyPenalty = nan }},
 		{"presence-penalty", func(p *Params) { p.PresencePenalty = math.Inf(-1) }},
 		{"repeat-last-n", func(p *Params) { p.PenaltyLastN = -2 }},
+		// Every field's NaN and infinities: a range test alone lets NaN
+		// through (every comparison with NaN is false).
+		{"temperature", func(p *Params) { p.Temperature = math.Inf(-1) }},
+		{"top-p", func(p *Params) { p.TopP = math.Inf(1) }},
+		{"min-p", func(p *Params) { p.MinP = nan }},
+		{"repeat-penalty", func(p *Params) { p.RepeatPenalty = nan }},
+		{"repeat-penalty", func(p *Params) { p.RepeatPenalty = math.Inf(1) }},
+		{"frequency-penalty", func(p *Params) { p.FrequencyPenalty = math.Inf(1) }},
+		{"presence-penalty", func(p *Params) { p.PresencePenalty = nan }},
 	}
 	for _, b := range bad {
 		p := DefaultParams()
@@ -52,6 +62,37 @@ func TestC11_1_Params(t *testing.T) {
 		if _, err := NewSampler(vocab, DefaultParams()); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("NewSampler(%d, …): %v, want an error wrapping unit00.ErrInvalid", vocab, err)
 		}
+	}
+	// The ends of every range are settings, not errors.
+	good := []struct {
+		name string
+		edit func(*Params)
+	}{
+		{"top-p 0", func(p *Params) { p.TopP = 0 }},
+		{"top-p 1", func(p *Params) { p.TopP = 1 }},
+		{"min-p 0", func(p *Params) { p.MinP = 0 }},
+		{"min-p 1", func(p *Params) { p.MinP = 1 }},
+		{"temperature 0", func(p *Params) { p.Temperature = 0 }},
+		{"temperature −1", func(p *Params) { p.Temperature = -1 }},
+		{"repeat-penalty 0.001", func(p *Params) { p.RepeatPenalty = 0.001 }},
+		{"repeat-last-n −1", func(p *Params) { p.PenaltyLastN = -1 }},
+		{"repeat-last-n 0", func(p *Params) { p.PenaltyLastN = 0 }},
+		{"negative penalties", func(p *Params) { p.FrequencyPenalty, p.PresencePenalty = -1, -2 }},
+	}
+	for _, g := range good {
+		p := DefaultParams()
+		g.edit(&p)
+		require.NoError(t, p.Validate(), "Validate with %s: the value is allowed", g.name)
+		_, err := NewSampler(10, p)
+		require.NoError(t, err, "NewSampler with %s", g.name)
+	}
+	// A vocabulary of one token is a vocabulary.
+	s, err := NewSampler(1, DefaultParams())
+	require.NoError(t, err, "NewSampler(1, …): one token is a vocabulary")
+	c, err := s.Candidates([]float32{-3}, []int{0, 0})
+	require.NoError(t, err, "Candidates of a one-token vocabulary")
+	if len(c) != 1 || c[0].ID != 0 || c[0].P != 1 {
+		t.Errorf("Candidates of a one-token vocabulary = %+v; want token 0 with probability 1", c)
 	}
 }
 
@@ -177,7 +218,9 @@ func candidatesDiffer(c []Candidate, want []float64) string {
 		got[x.ID] = x.P
 		sum += x.P
 	}
-	if math.Abs(sum-1) > 1e-9 {
+	// Written as !(… <= …) so that a NaN fails: every comparison with NaN
+	// is false.
+	if !(math.Abs(sum-1) <= 1e-9) {
 		return fmt.Sprintf("the candidates' probabilities sum to %v, want 1", sum)
 	}
 	for id, q := range want {
@@ -187,7 +230,7 @@ func candidatesDiffer(c []Candidate, want []float64) string {
 			return fmt.Sprintf("token %d (oracle probability %.4g) is missing from the %d candidates", id, q, len(c))
 		case q == 0 && kept:
 			return fmt.Sprintf("token %d is a candidate (p %.4g), but the chain removes it (oracle probability 0)", id, pr)
-		case kept && math.Abs(pr-q) > 1e-5*q+1e-12:
+		case kept && !(math.Abs(pr-q) <= 1e-5*q+1e-12):
 			return fmt.Sprintf("token %d has probability %.9g, the oracle's is %.9g", id, pr, q)
 		}
 	}
@@ -221,6 +264,7 @@ func TestC11_1_BadLogits(t *testing.T) {
 		{"a NaN logit", withAt(17, float32(math.NaN())), nil, "17"},
 		{"a +Inf logit", withAt(23, float32(math.Inf(1))), nil, "23"},
 		{"too few logits", good[:n-1], nil, fmt.Sprint(n - 1)},
+		{"too many logits", append(append([]float32(nil), good...), 0), nil, fmt.Sprint(n + 1)},
 		{"every token masked", masked, nil, "finite"},
 		{"a history token past the vocabulary", good, []int{1, n}, fmt.Sprint(n)},
 		{"a negative history token", good, []int{-3}, "-3"},
@@ -231,6 +275,12 @@ func TestC11_1_BadLogits(t *testing.T) {
 		}
 		if _, err := s.Sample(c.logits, c.history); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("Sample with %s: %v; want the error Candidates gives", c.name, err)
+		}
+	}
+	// The largest finite logits, and −Inf (a masked token), are not errors.
+	for _, v := range []float32{math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(-1))} {
+		if _, err := s.Candidates(withAt(9, v), nil); err != nil {
+			t.Errorf("Candidates with logit 9 = %v: %v; only NaN and +Inf are bad logits", v, err)
 		}
 	}
 	c, err := s.Candidates(good, nil)

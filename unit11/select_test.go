@@ -168,3 +168,109 @@ func TestC11_2_NoAllocs(t *testing.T) {
 		t.Errorf("Nucleus with a dst of capacity len(logits) allocates %v times per call; work in dst's storage", a)
 	}
 }
+
+// TestC11_2_NucleusShortSum: float32 probabilities may sum to a little
+// under 1 (25 × float32(1/25) = 0.99999998), so a nucleus of p close to 1
+// can find its mass short of p after every band. Then every token with a
+// probability is in, and Nucleus must not look for the crossing token in
+// a band that holds none.
+func TestC11_2_NucleusShortSum(t *testing.T) {
+	g := oracle.NewRand(118)
+	cases := map[string][]float32{
+		"25 equal logits":           make([]float32, 25),
+		"25 close logits":           g.Normal(25, 0, 0.01),
+		"300 logits in one band":    g.Normal(300, 0, 0.005), // many tokens: the search goes on inside the band
+		"40 logits over 15 nats":    g.Normal(40, 0, 5),
+		"one token":                 {3},
+		"two tokens, one very low":  {0, -90},
+		"equal logits and a masked": {0, 0, 0, float32(math.Inf(-1)), 0, 0, 0},
+	}
+	for name, logits := range cases {
+		probs := softmax32(logits)
+		sum, live := 0.0, 0
+		for _, q := range probs {
+			sum += float64(q)
+			if q > 0 {
+				live++
+			}
+		}
+		// Scaled down by a rounding's worth where they happen to sum to 1 or
+		// more: the sum must fall short of every p below.
+		if sum >= 1-1e-9 {
+			for i := range probs {
+				probs[i] *= 1 - 1e-6
+			}
+		}
+		for _, p := range []float64{1, 1 - 1e-9} {
+			var got []Candidate
+			if v, panicked := oracle.Panics(func() { got = Nucleus(nil, logits, probs, p) }); panicked {
+				t.Fatalf("Nucleus(p=%v) of %s, whose probabilities sum to less than p, panicked: %v; when the mass never reaches p, every token with a probability is in", p, name, v)
+			}
+			if msg := sameIDs(sortedCopy(got), ranked(logits)[:live], logits); msg != "" {
+				t.Fatalf("Nucleus(p=%v) of %s, whose probabilities sum to less than p: %s; when the mass never reaches p, every token with a probability is in", p, name, msg)
+			}
+		}
+	}
+	// The sampler reaches it with a top-p just below 1.
+	p := Params{Temperature: 1, TopP: 1 - 1e-9, RepeatPenalty: 1}
+	s, err := NewSampler(25, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c []Candidate
+	if v, panicked := oracle.Panics(func() { c, err = s.Candidates(make([]float32, 25), nil) }); panicked || err != nil || len(c) != 25 {
+		t.Fatalf("Candidates of 25 equal logits at top-p %v: %d candidates, error %v, panic %v; want all 25", p.TopP, len(c), err, v)
+	}
+}
+
+// TestC11_2_AllMasked: with every logit −Inf there is nothing to keep.
+func TestC11_2_AllMasked(t *testing.T) {
+	for _, n := range []int{1, 5, 300} {
+		logits := make([]float32, n)
+		for i := range logits {
+			logits[i] = float32(math.Inf(-1))
+		}
+		if got := TopK(make([]Candidate, 2, 8), logits, 3); len(got) != 0 {
+			t.Errorf("TopK(k=3) of %d masked (−Inf) logits = %v; want no candidates", n, got)
+		}
+		var got []Candidate
+		if v, panicked := oracle.Panics(func() { got = Nucleus(make([]Candidate, 2, 8), logits, make([]float32, n), 0.9) }); panicked || len(got) != 0 {
+			t.Errorf("Nucleus of %d masked (−Inf) logits (probabilities all 0): %v, panic %v; want no candidates and no panic", n, got, v)
+		}
+	}
+}
+
+// TestC11_2_RandomSmall: thousands of small random vocabularies (1 to 40
+// tokens, logits drawn from a few integers so ties abound, some masked),
+// every k and several p, against the full sort. A heap that is slightly
+// wrong (a parent off by one, a child skipped) passes the big smooth
+// vocabularies above and fails here.
+func TestC11_2_RandomSmall(t *testing.T) {
+	g := oracle.NewRand(119)
+	for trial := range 2000 {
+		n := 1 + g.Intn(40)
+		logits := make([]float32, n)
+		for i := range logits {
+			logits[i] = float32(g.Intn(12))
+			if g.Intn(10) == 0 {
+				logits[i] = float32(math.Inf(-1))
+			}
+		}
+		all := ranked(logits)
+		for k := 1; k <= n+1; k++ {
+			if msg := sameIDs(TopK(nil, logits, k), all[:min(k, len(all))], logits); msg != "" {
+				t.Fatalf("trial %d: TopK(k=%d) of the %d logits %v: %s", trial, k, n, logits, msg)
+			}
+		}
+		probs := softmax32(logits)
+		for _, p := range []float64{0.1, 0.5, 0.8, 0.97} {
+			want, edge := nucleusSize(probs, all, p)
+			if edge || len(all) == 0 {
+				continue
+			}
+			if msg := sameIDs(sortedCopy(Nucleus(nil, logits, probs, p)), all[:want], logits); msg != "" {
+				t.Fatalf("trial %d: Nucleus(p=%v) of the %d logits %v: %s", trial, p, n, logits, msg)
+			}
+		}
+	}
+}

@@ -65,7 +65,9 @@ func TestC11_4_StopStrings(t *testing.T) {
 		{"hello world", []string{"world!"}, "hello world", false}, // a prefix that never completes is flushed
 		{"hello world", []string{"lo w", "ell"}, "h", true},       // the earliest wins
 		{"stop at once", []string{"stop"}, "", true},
-		{"aaab", []string{"aab"}, "a", true}, // the match starts inside held-back text
+		{"aaab", []string{"aab"}, "a", true},    // the match starts inside held-back text
+		{"xab", []string{"ab", "b"}, "x", true}, // both complete with the same token: the earlier start wins
+		{"xab", []string{"b", "ab"}, "x", true},
 		{"café crème", []string{"é c"}, "caf", true},
 		{"日本語です", []string{"語で"}, "日本", true},
 		{"line\n\nnext", []string{"\n\n"}, "line", true},
@@ -90,8 +92,17 @@ func TestC11_4_StopStrings(t *testing.T) {
 		}
 		if !stopped {
 			shown.WriteString(ts.Flush())
-		} else if more := ts.Flush(); more != "" {
-			t.Fatalf("%q with stops %q: Flush after the stop returned %q; want nothing", tc.text, tc.stops, more)
+		} else {
+			// The stream is over: more tokens show nothing and say so.
+			if piece, again := ts.Push(ids['z']); piece != "" || !again {
+				t.Fatalf("%q with stops %q: Push after the stop returned %q, %v; want \"\", true (a stopped stream stays stopped)", tc.text, tc.stops, piece, again)
+			}
+			if more := ts.Flush(); more != "" {
+				t.Fatalf("%q with stops %q: Flush after the stop returned %q; want nothing", tc.text, tc.stops, more)
+			}
+		}
+		if more := ts.Flush(); more != "" {
+			t.Fatalf("%q with stops %q: a second Flush returned %q; want nothing (the first one ended the stream)", tc.text, tc.stops, more)
 		}
 		if shown.String() != tc.want || stopped != tc.stopped {
 			t.Fatalf("%q with stops %q: shown %q, stopped %v; want %q, %v", tc.text, tc.stops, shown.String(), stopped, tc.want, tc.stopped)
@@ -184,6 +195,42 @@ func TestC11_4_Run(t *testing.T) {
 	}
 	if res2.Text != want || res2.Stop != StopString {
 		t.Fatalf("Run with stop string %q: Text %q, stop %v; want %q, StopString", stop, res2.Text, res2.Stop, want)
+	}
+	completes := 1 // the token whose text completes the stop string
+	for !strings.Contains(continuation(tok, prompt, res.Tokens[:completes]), stop) {
+		completes++
+	}
+	if fmt.Sprint(res2.Tokens) != fmt.Sprint(res.Tokens[:completes]) {
+		t.Fatalf("Run with stop string %q generated %d tokens; want the %d up to the one that completes it: stop generating at the stop string", stop, len(res2.Tokens), completes)
+	}
+	// Run again with a stop string that the text's last character begins
+	// but that never comes: that character is held back to the end, and
+	// must still be emitted when generation stops at MaxTokens.
+	last, _ := utf8.DecodeLastRuneInString(text)
+	never := string(last) + "\x00never"
+	pieces = nil
+	res3, err := Run(context.Background(), newSession(t, c, 6), newSampler(t, c.Vocab, p), tok, prompt, []string{never}, Options{MaxTokens: 40},
+		func(s string) error { pieces = append(pieces, s); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res3.Text != text || strings.Join(pieces, "") != text || res3.Stop != StopLength {
+		t.Fatalf("Run with the stop string %q, which the text's last character %q begins: Text %q, emitted %q, stop %v; want all of %q and StopLength: when generation ends, emit what was held back",
+			never, last, res3.Text, strings.Join(pieces, ""), res3.Stop, text)
+	}
+	// The same run with an emit that fails on that last, flushed piece:
+	// Run must return its error.
+	boom := errors.New("the client went away at the end")
+	calls := 0
+	_, err = Run(context.Background(), newSession(t, c, 6), newSampler(t, c.Vocab, p), tok, prompt, []string{never}, Options{MaxTokens: 40},
+		func(string) error {
+			if calls++; calls == len(pieces) {
+				return boom
+			}
+			return nil
+		})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Run whose emit fails on the piece flushed at the end: error %v, want that emit error", err)
 	}
 }
 

@@ -69,6 +69,9 @@ func (a *Arena) Float32s(n int) ([]float32, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("arena: Float32s(%d): %w", n, unit00.ErrInvalid)
 	}
+	if n > a.Cap()/4 { // also keeps 4·n from overflowing
+		return nil, fmt.Errorf("arena: %d float32s do not fit in capacity %d: %w", n, a.Cap(), ErrArenaFull)
+	}
 	b, err := a.Alloc(4 * n)
 	if err != nil {
 		return nil, err

@@ -106,8 +106,9 @@ func (s Shape) ContiguousStrides() Strides {
 }
 
 // RowBytes is the size in bytes of n consecutive elements of type d: for a
-// quantized type, n must be a whole number of blocks. Otherwise, or for an
-// unknown type, it returns an error wrapping unit00.ErrInvalid.
+// quantized type, n must be a whole number of blocks. Otherwise, for an
+// unknown type, or for a size that overflows int, it returns an error
+// wrapping unit00.ErrInvalid.
 func (d DType) RowBytes(n int) (int, error) {
 	if !d.Valid() {
 		return 0, fmt.Errorf("RowBytes: unknown type %v: %w", d, unit00.ErrInvalid)
@@ -115,5 +116,11 @@ func (d DType) RowBytes(n int) (int, error) {
 	if n < 0 || n%d.BlockSize() != 0 {
 		return 0, fmt.Errorf("RowBytes: %d elements of %v is not a whole number of %d-element blocks: %w", n, d, d.BlockSize(), unit00.ErrInvalid)
 	}
-	return n / d.BlockSize() * d.BlockBytes(), nil
+	// A shape's element count fits in an int, but its bytes may not: a
+	// wrapped product would be a small (or negative) size for a huge tensor.
+	blocks := n / d.BlockSize()
+	if blocks > math.MaxInt/d.BlockBytes() {
+		return 0, fmt.Errorf("RowBytes: %d elements of %v: the size in bytes overflows int: %w", n, d, unit00.ErrInvalid)
+	}
+	return blocks * d.BlockBytes(), nil
 }

@@ -40,7 +40,11 @@ func byteSize(dt DType, s Shape) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("tensor %v of %v: %w", s, dt, err)
 	}
-	return row * (s.Numel() / max(s.dims[s.rank-1], 1)), nil
+	rows := s.Numel() / max(s.dims[s.rank-1], 1)
+	if row > 0 && rows > math.MaxInt/row {
+		return 0, fmt.Errorf("tensor %v of %v: the size in bytes overflows int: %w", s, dt, unit00.ErrInvalid)
+	}
+	return row * rows, nil
 }
 
 // Zeros returns a contiguous tensor of type dt and shape s, filled with zeros.

@@ -150,16 +150,21 @@ func (b *bands) add(l float32, q float64) { b.mass[b.band(l)] += q }
 
 // crossing returns the first band where the mass, summed from the top,
 // reaches need, and the mass of the bands above it. If rounding keeps the
-// sum short of need, it is the last band.
+// sum short of need (float32 probabilities may sum to a little under 1), it
+// is the last band that holds any mass: every token is in, and the caller
+// must find tokens in the band it gets, so an empty last band will not do.
 func (b *bands) crossing(need float64) (int, float64) {
-	cum := 0.0
+	cum, last := 0.0, 0
 	for k, m := range b.mass {
 		if cum+m >= need {
 			return k, cum
 		}
+		if m > 0 {
+			last = k
+		}
 		cum += m
 	}
-	return nBands - 1, cum - b.mass[nBands-1]
+	return last, cum - b.mass[last]
 }
 
 // within reorders c (one band's tokens) and returns how many of the best
