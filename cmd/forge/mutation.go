@@ -68,6 +68,13 @@ func cmdMutation(ctx context.Context, args []string) error {
 			}
 			fmt.Println()
 		}
+		if *sample == 0 && !rep.TimedOut {
+			sampled, _ := rep.SampleScore(mutation.CISample, mutation.CISeed)
+			c := rep.Total()
+			fl := mutation.FloorLine{Unit: u, Floor: mutation.Floor(mutation.CISample, c.Score(), mutation.CIAlpha),
+				Full: c.Score(), Date: time.Now().UTC().Format("2006-01-02"), Sample: sampled}
+			fmt.Printf("floors line for this tree (ci/mutation/floors.txt; floors only go up):\n%s\n\n", fl)
+		}
 		reports = append(reports, rep.JSON())
 		lines = append(lines, rep.ScoreLine())
 		if rep.Total().Score() < mutation.Bar {

@@ -144,22 +144,21 @@ func (g *generator) integerConstant(lit *ast.BasicLit) {
 	}
 }
 
-// context is the largest expression around n, at most a short line, that
-// holds it: "i + 1" rather than "1".
+// context is the expression right around a literal, when short, so the
+// report reads "i + 1 -> i + 2" rather than "1 -> 2".
 func (g *generator) context(n ast.Expr) ast.Node {
-	var ctx ast.Node = n
 	for i := len(g.stack) - 1; i >= 0; i-- {
-		e, ok := g.stack[i].(ast.Expr)
-		if !ok || len(g.text(e)) > 40 {
-			break
+		switch e := g.stack[i].(type) {
+		case *ast.ParenExpr:
+			continue
+		case *ast.BinaryExpr, *ast.UnaryExpr, *ast.IndexExpr, *ast.SliceExpr, *ast.CallExpr:
+			if len(g.text(e)) <= 60 {
+				return e
+			}
 		}
-		switch e.(type) {
-		case *ast.FuncLit, *ast.CompositeLit, *ast.KeyValueExpr:
-			return ctx
-		}
-		ctx = e
+		break
 	}
-	return ctx
+	return n
 }
 
 // inArrayLength reports whether n is (part of) the length of an array

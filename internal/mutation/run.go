@@ -151,12 +151,22 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 		return nil, err
 	}
 	envs := map[string]*tagEnv{}
+	tree := ""
 	env := func(tags string) (*tagEnv, error) {
 		if e, ok := envs[tags]; ok {
 			return e, nil
 		}
 		opt.logf("%s: the reference with tags %q: coverage, timing, type-checker\n", u, tags)
-		e, err := newTagEnv(ctx, r, u, basePath, tags, !opt.Long, tmp)
+		if tree == "" {
+			// go test -cover ignores -overlay for the files it instruments
+			// (it would cover the stubs), so coverage runs in a copy of the
+			// tree with the reference swapped in for real.
+			tree = filepath.Join(tmp, "tree")
+			if err := overlay.Materialize(r, base, tree); err != nil {
+				return nil, err
+			}
+		}
+		e, err := newTagEnv(ctx, r, u, basePath, tree, tags, !opt.Long, tmp)
 		if err != nil {
 			return nil, err
 		}
@@ -334,10 +344,10 @@ type block struct {
 
 // newTagEnv runs the reference's tests twice: plainly, where they must pass
 // and their time sets the mutants' timeout, and with coverage of the unit's
-// package, whose profile says which lines some test runs. Coverage changes
-// call frames, so a test may fail under it (unit00's Assert reports its
-// caller); then no mutant is skipped as not covered.
-func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPath, tags string, short bool, tmp string) (*tagEnv, error) {
+// package, in tree (the repository materialized with the reference), whose
+// profile says which lines some test runs. Should a test fail under
+// coverage, no mutant is skipped as not covered.
+func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPath, tree, tags string, short bool, tmp string) (*tagEnv, error) {
 	e := &tagEnv{tags: tags}
 	dir, err := os.MkdirTemp(tmp, "ref-")
 	if err != nil {
@@ -362,12 +372,12 @@ func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPat
 	e.timeout = 3*e.refTime + 10*time.Second
 
 	cbin := filepath.Join(dir, "cover.test")
-	if out, err := goCmd(ctx, r.Root, "test", "-c", "-o", cbin, "-overlay", overlayPath, "-tags", tags, "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
+	if out, err := goCmd(ctx, tree, "test", "-c", "-o", cbin, "-tags", tags, "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
 		return nil, fmt.Errorf("the reference of %s does not build with coverage and tags %q: %v\n%s", u, tags, err, out)
 	}
 	profile := filepath.Join(dir, "cover.out")
 	cmd = exec.CommandContext(ctx, cbin, append(run, "-test.coverprofile="+profile, "-test.gocoverdir="+dir)...)
-	cmd.Dir = r.UnitDir(u)
+	cmd.Dir = filepath.Join(tree, u.Dir())
 	if out, err := cmd.CombinedOutput(); err == nil {
 		if e.cover, err = readProfile(profile); err != nil {
 			return nil, err
