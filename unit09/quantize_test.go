@@ -347,3 +347,65 @@ func fieldAt(dt unit01.DType, off int, x []float32, got, want []byte) string {
 	}
 	return ""
 }
+
+// TestC9_2_Lengths quantizes rows of 0, 1, 3 and 17 blocks of every type,
+// each into a dst with a sentinel byte after it, and checks the round trip
+// within the bound: the last block is written, and nothing past it.
+func TestC9_2_Lengths(t *testing.T) {
+	g := oracle.NewRand(922)
+	for _, dt := range allTypes {
+		for _, blocks := range []int{0, 1, 3, 17} {
+			n := blocks * dt.BlockSize()
+			x := g.Normal(n, 0, 1)
+			rb := rowBytes(dt, n)
+			q := make([]byte, rb+1)
+			q[rb] = 0xA5
+			if err := QuantizeRow(dt, q[:rb], x); err != nil {
+				t.Fatalf("QuantizeRow(%v) of %d blocks: %v", dt, blocks, err)
+			}
+			if q[rb] != 0xA5 {
+				t.Fatalf("QuantizeRow(%v) of %d elements wrote past the end of dst", dt, n)
+			}
+			y := make([]float32, n)
+			if err := DequantizeRow(dt, y, q[:rb]); err != nil {
+				t.Fatal(err)
+			}
+			oracle.AssertBound(t, fmt.Sprintf("DequantizeRow(QuantizeRow(%v, %d blocks))", dt, blocks), y, oracle.Float64s(x), errorBound(dt, x), []int{blocks, dt.BlockSize()})
+		}
+	}
+}
+
+// TestC9_2_SizeErrors gives every type a dst one byte short and one byte
+// long, and every block type a src that is not whole blocks: each is an
+// error wrapping unit00.ErrInvalid, and dst is left as it was.
+func TestC9_2_SizeErrors(t *testing.T) {
+	for _, dt := range allTypes {
+		n := 2 * dt.BlockSize()
+		good := rowBytes(dt, n)
+		type sizeCase struct {
+			n, size int
+			what    string
+		}
+		cases := []sizeCase{{n, good - 1, "dst one byte short"}, {n, good + 1, "dst one byte long"}, {n, 0, "an empty dst"}}
+		if dt.BlockSize() > 1 {
+			cases = append(cases, sizeCase{n - 1, good, "src one element short of whole blocks"}, sizeCase{n + 1, good, "src one element past whole blocks"})
+		}
+		for _, c := range cases {
+			dst := make([]byte, c.size)
+			for i := range dst {
+				dst[i] = 0xA5
+			}
+			err := QuantizeRow(dt, dst, make([]float32, c.n))
+			if !errors.Is(err, unit00.ErrInvalid) {
+				t.Errorf("QuantizeRow(%v, %d bytes, %d elements: %s): error %v, want one wrapping unit00.ErrInvalid", dt, c.size, c.n, c.what, err)
+				continue
+			}
+			for i, v := range dst {
+				if v != 0xA5 {
+					t.Errorf("QuantizeRow(%v, %s) returned an error but wrote dst[%d]: check before writing", dt, c.what, i)
+					break
+				}
+			}
+		}
+	}
+}
