@@ -158,15 +158,18 @@ func TestC9_3_PanicsEveryType(t *testing.T) {
 
 // TestC9_3_Lengths takes dot products of every weight type over many
 // block counts: 1 to 9, and odd counts past any kernel's group (pairs and
-// quads of blocks, super-blocks), so that an assembly kernel's leftover
+// quads of blocks; 1 to 9 super-blocks), so that an assembly kernel's leftover
 // blocks, its first group and its loop all meet the oracle. The bound is
 // TestC9_3_Dot's.
 func TestC9_3_Lengths(t *testing.T) {
 	g := oracle.NewRand(931)
 	for _, dt := range weightTypes {
 		counts := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 31, 67}
-		if dt.BlockSize() == 1 {
+		switch dt.BlockSize() {
+		case 1:
 			counts = []int{1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 100}
+		case 256:
+			counts = []int{1, 2, 3, 4, 5, 9}
 		}
 		for _, blocks := range counts {
 			n := blocks * dt.BlockSize()

@@ -277,29 +277,21 @@ func TestC9_4_MulTShapes(t *testing.T) {
 				}
 				wd := oracle.DequantRow(int(dt), data)
 				for _, T := range []int{1, 3} {
-					for _, pool := range []*unit03.Pool{nil, p2, p3} {
-						what := fmt.Sprintf("%v QMatrix %d×%d MulT of %d strided rows on %d threads", dt, rows, cols, T, pool.Threads())
-						mulTCase(t, what, g, m, wd, T, pool)
-					}
+					mulTCase(t, g, m, wd, T, nil, p2, p3)
 				}
 			}
 		}
 	}
 }
 
-// mulTCase runs one case of TestC9_4_MulTShapes: x and y are views into
-// wider matrices (strides cols+5 and rows+2), y's padding a sentinel.
-func mulTCase(t *testing.T, what string, g *oracle.Rand, m *QMatrix, wd []float64, T int, pool *unit03.Pool) {
+// mulTCase runs one case of TestC9_4_MulTShapes on each pool: x and y are
+// views into wider matrices (strides cols+5 and rows+2), y's padding a
+// sentinel.
+func mulTCase(t *testing.T, g *oracle.Rand, m *QMatrix, wd []float64, T int, pools ...*unit03.Pool) {
 	t.Helper()
 	rows, cols := m.Rows, m.Cols
 	x := unit03.Mat{Rows: T, Cols: cols, Stride: cols + 5, Data: g.Normal(T*(cols+5), 0, 1)}
-	y := unit03.Mat{Rows: T, Cols: rows, Stride: rows + 2, Data: make([]float32, T*(rows+2))}
-	for i := range y.Data {
-		y.Data[i] = -7
-	}
-	m.MulT(pool, y, x)
 	var want, bound []float64
-	var got []float32
 	blocks := float64(cols / m.Type.BlockSize())
 	for r := range T {
 		_, ad := activations(t, m.Type, x.Row(r))
@@ -311,12 +303,23 @@ func mulTCase(t *testing.T, what string, g *oracle.Rand, m *QMatrix, wd []float6
 			}
 			want, bound = append(want, s), append(bound, (4*blocks+64)*eps32*abs+1e-30)
 		}
-		got = append(got, y.Row(r)...)
-		if y.Data[r*y.Stride+rows] != -7 || y.Data[r*y.Stride+rows+1] != -7 {
-			t.Fatalf("%s wrote into y's padding after row %d", what, r)
-		}
 	}
-	oracle.AssertBound(t, what, got, want, bound, []int{T, rows})
+	for _, pool := range pools {
+		what := fmt.Sprintf("%v QMatrix %d×%d MulT of %d strided rows on %d threads", m.Type, rows, cols, T, pool.Threads())
+		y := unit03.Mat{Rows: T, Cols: rows, Stride: rows + 2, Data: make([]float32, T*(rows+2))}
+		for i := range y.Data {
+			y.Data[i] = -7
+		}
+		m.MulT(pool, y, x)
+		var got []float32
+		for r := range T {
+			got = append(got, y.Row(r)...)
+			if y.Data[r*y.Stride+rows] != -7 || y.Data[r*y.Stride+rows+1] != -7 {
+				t.Fatalf("%s wrote into y's padding after row %d", what, r)
+			}
+		}
+		oracle.AssertBound(t, what, got, want, bound, []int{T, rows})
+	}
 }
 
 // TestC9_4_RowChecks reads the first and the last row, and asks for rows
