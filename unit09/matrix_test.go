@@ -417,3 +417,34 @@ func TestC9_4_Errors(t *testing.T) {
 		}
 	}
 }
+
+// TestC9_4_Empty multiplies with nothing to do: a matrix of zero rows (an
+// empty tensor is valid: no data, and no error), and zero activation rows
+// on a well-formed matrix, on no pool and on two threads. Neither may
+// panic, and y, having no elements, stays as it was.
+func TestC9_4_Empty(t *testing.T) {
+	g := oracle.NewRand(944)
+	p := unit03.NewPool(2)
+	defer p.Close()
+	for _, dt := range []unit01.DType{unit01.Q4_0, unit01.Q6_K, unit01.F32, unit01.F16} {
+		cols := dt.BlockSize() * 2
+		empty, err := NewQMatrix(dt, 0, cols, nil)
+		if err != nil {
+			t.Fatalf("NewQMatrix(%v, 0×%d, no data): %v, want a valid empty matrix (only negative rows are an error)", dt, cols, err)
+		}
+		full, err := NewQMatrix(dt, 5, cols, randomBlocks(g, dt, 5*cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pool := range []*unit03.Pool{nil, p} {
+			for what, f := range map[string]func(){
+				"a 0-row matrix times 2 activation rows": func() { empty.MulT(pool, unit03.NewMat(2, 0), unit03.NewMat(2, cols)) },
+				"a 5-row matrix times 0 activation rows": func() { full.MulT(pool, unit03.NewMat(0, 5), unit03.NewMat(0, cols)) },
+			} {
+				if v, panicked := oracle.Panics(f); panicked {
+					t.Errorf("%v MulT of %s on %d threads panicked (%v): with nothing to compute, compute nothing", dt, what, pool.Threads(), v)
+				}
+			}
+		}
+	}
+}
