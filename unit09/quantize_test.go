@@ -409,3 +409,36 @@ func TestC9_2_SizeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestC9_2_KQuantClamps round-trips Q4_K and Q5_K super-blocks built so
+// that the grid of a sub-block does not cover its values: sub-block 0
+// spans [−63, −62], which makes d_min = 1, so a sub-block whose values lie
+// in [−0.49, −0.19] gets m = 0, a grid from 0 up, and lies wholly below it
+// (each value must clamp to q = 0), and one in [−0.51, −0.21] gets m = 1,
+// a grid from −1 up to about −0.2, and its top lies above it (those values
+// must clamp to q = L). Both stay within the bound; a quant left unclamped
+// wraps around in its four or five bits, to the other end of the grid.
+func TestC9_2_KQuantClamps(t *testing.T) {
+	g := oracle.NewRand(923)
+	x := g.Normal(512, 0, 0.1)
+	fill := func(s int, lo, hi float64) {
+		copy(x[32*s:32*s+32], g.Uniform(32, lo, hi))
+		x[32*s], x[32*s+1] = float32(lo), float32(hi)
+	}
+	for _, o := range []int{0, 8} { // both super-blocks; the second in another order
+		fill(o+0, -63, -62)
+		fill(o+1+o/8*3, -0.49, -0.19)
+		fill(o+2+o/8*5, -0.51, -0.21)
+	}
+	for _, dt := range []unit01.DType{unit01.Q4_K, unit01.Q5_K} {
+		q := make([]byte, rowBytes(dt, len(x)))
+		if err := QuantizeRow(dt, q, x); err != nil {
+			t.Fatal(err)
+		}
+		y := make([]float32, len(x))
+		if err := DequantizeRow(dt, y, q); err != nil {
+			t.Fatal(err)
+		}
+		oracle.AssertBound(t, fmt.Sprintf("DequantizeRow(QuantizeRow(%v)) of sub-blocks below and above their grids (clamp q to 0…L)", dt), y, oracle.Float64s(x), errorBound(dt, x), []int{len(x) / 32, 32})
+	}
+}
