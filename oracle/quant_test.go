@@ -1116,3 +1116,41 @@ func TestQuantPanics(t *testing.T) {
 	must("SubScale with a short block", func() { SubScale(12, make([]byte, 143), 0) })
 	must("Q8KSumsOK with a short block", func() { Q8KSumsOK(make([]byte, 291)) })
 }
+
+// TestGGMLQuantRow checks the ggml reference quantizers on blocks whose
+// bytes can be worked out by hand, and the two roundings they use.
+func TestGGMLQuantRow(t *testing.T) {
+	for _, c := range []struct {
+		v    float32
+		away int
+		even int
+	}{{2.5, 3, 2}, {3.5, 4, 4}, {-2.5, -3, -2}, {0.49999997, 0, 0}, {-126.5, -127, -126}, {7, 7, 7}} {
+		if got := cRoundf(c.v); got != c.away {
+			t.Errorf("cRoundf(%v) = %d, want %d (half away from zero)", c.v, got, c.away)
+		}
+		if got := nearestInt(c.v); got != c.even {
+			t.Errorf("nearestInt(%v) = %d, want %d (ties to even)", c.v, got, c.even)
+		}
+	}
+	x := make([]float32, 32)
+	x[0], x[1], x[2], x[3] = 127, 2.5, -2.5, 0.5
+	b := GGMLQuantRow(typeQ8_0, x)
+	if binary.LittleEndian.Uint16(b) != 0x3C00 || int8(b[2]) != 127 || int8(b[3]) != 3 || int8(b[4]) != -3 || int8(b[5]) != 1 {
+		t.Errorf("Q8_0 of 127, 2.5, −2.5, 0.5: bytes % x, want d = 1.0 (3c00) and quants 127, 3, −3, 1", b[:6])
+	}
+	// Q4_0 of 0…4 in steps of 0.5 (4 the largest, positive): d = −0.5, and
+	// 4 lands on quant 0, 0 on quant 8.
+	for j := range x {
+		x[j] = float32(j%9) * 0.5
+	}
+	b = GGMLQuantRow(typeQ4_0, x)
+	if binary.LittleEndian.Uint16(b) != 0xB800 || b[2+8]&0xF != 0 || b[2]&0xF != 8 {
+		t.Errorf("Q4_0 of 0…4: d bits %04x, quants of 0 and 4: %d, %d; want b800 (−0.5), 8, 0", binary.LittleEndian.Uint16(b), b[2]&0xF, b[2+8]&0xF)
+	}
+	// Q8_K of a block of zeros is all zero bytes.
+	for _, v := range GGMLQuantRow(typeQ8_K, make([]float32, 256)) {
+		if v != 0 {
+			t.Fatalf("Q8_K of zeros: a nonzero byte")
+		}
+	}
+}

@@ -251,3 +251,87 @@ func TestC9_1_Errors(t *testing.T) {
 		}
 	}
 }
+
+// TestC9_1_Supported lists the types this unit reads and writes, and some
+// it does not: a type Supported claims must decode, and one it denies is
+// what NewQMatrix and Dot refuse.
+func TestC9_1_Supported(t *testing.T) {
+	for _, dt := range allTypes {
+		if !Supported(dt) {
+			t.Errorf("Supported(%v) = false, want true: 9.1 reads F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q4_K, Q5_K, Q6_K and Q8_K", dt)
+		}
+	}
+	for _, dt := range []unit01.DType{unit01.Q5_1, unit01.Q8_1, unit01.Q2_K, unit01.Q3_K, unit01.I8, unit01.I32, unit01.F64, unit01.DType(99)} {
+		if Supported(dt) {
+			t.Errorf("Supported(%v) = true, want false: this unit has no decoder for it", dt)
+		}
+	}
+}
+
+// TestC9_1_Lengths decodes rows of every type and of many lengths, from an
+// empty row to one past every loop's first round (1, 2, 3, 5 and 17
+// blocks), and compares each with the oracle: a decoder that stops a
+// block early, or decodes one block again, shows at the row's end.
+func TestC9_1_Lengths(t *testing.T) {
+	g := oracle.NewRand(911)
+	for _, dt := range allTypes {
+		for _, blocks := range []int{0, 1, 2, 3, 5, 17} {
+			n := blocks * dt.BlockSize()
+			src := randomBlocks(g, dt, n)
+			dst := make([]float32, n+1)
+			dst[n] = -7 // a sentinel past the row
+			if err := DequantizeRow(dt, dst[:n], src); err != nil {
+				t.Fatalf("DequantizeRow(%v) of %d blocks (%d elements, %d bytes): %v", dt, blocks, n, len(src), err)
+			}
+			if dst[n] != -7 {
+				t.Fatalf("DequantizeRow(%v) of %d elements wrote past the end of dst", dt, n)
+			}
+			want := oracle.DequantRow(int(dt), src)
+			bound := make([]float64, n)
+			for i, w := range want {
+				bound[i] = 4 * eps32 * (math.Abs(w) + termOf(dt, src, i))
+			}
+			oracle.AssertBound(t, fmt.Sprintf("DequantizeRow(%v) of %d blocks", dt, blocks), dst[:n], want, bound, []int{blocks, dt.BlockSize()})
+		}
+	}
+}
+
+// TestC9_1_SizeErrors gives every type a src one byte short and one byte
+// long, and every block type a row that is not a whole number of blocks:
+// each is an error wrapping unit00.ErrInvalid, and dst is left as it was.
+func TestC9_1_SizeErrors(t *testing.T) {
+	for _, dt := range allTypes {
+		bs, n := dt.BlockSize(), 2*dt.BlockSize()
+		good := rowBytes(dt, n)
+		type sizeCase struct {
+			n, size int
+			what    string
+		}
+		cases := []sizeCase{
+			{n, good - 1, "src one byte short"},
+			{n, good + 1, "src one byte long"},
+			{n, 0, "an empty src"},
+		}
+		if bs > 1 {
+			cases = append(cases, sizeCase{n - 1, good, "a row one element short of whole blocks"},
+				sizeCase{n + 1, good, "a row one element past whole blocks"})
+		}
+		for _, c := range cases {
+			dst := make([]float32, c.n)
+			for i := range dst {
+				dst[i] = -7
+			}
+			err := DequantizeRow(dt, dst, make([]byte, c.size))
+			if !errors.Is(err, unit00.ErrInvalid) {
+				t.Errorf("DequantizeRow(%v, %d elements, %d bytes: %s): error %v, want one wrapping unit00.ErrInvalid", dt, c.n, c.size, c.what, err)
+				continue
+			}
+			for i, v := range dst {
+				if v != -7 {
+					t.Errorf("DequantizeRow(%v, %s) returned an error but wrote dst[%d] = %v: check before writing", dt, c.what, i, v)
+					break
+				}
+			}
+		}
+	}
+}

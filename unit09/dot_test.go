@@ -1,7 +1,6 @@
 package unit09
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -121,5 +120,76 @@ func TestC9_3_Panics(t *testing.T) {
 			t.Errorf("Dot with mismatched lengths or a non-weight type did not panic")
 		}
 	}
-	_ = fmt.Sprint
+}
+
+// TestC9_3_PanicsEveryType gives Dot, for every weight type, a w or an a
+// one block too long or too short, an n that is not whole blocks (with w
+// and a both empty, so only n is wrong), and a type it does not multiply:
+// each must panic (unit00.Check), not read past a row or return a number.
+func TestC9_3_PanicsEveryType(t *testing.T) {
+	for _, dt := range weightTypes {
+		n := 2 * dt.BlockSize()
+		wb, ab := rowBytes(dt, n), rowBytes(VecDotType(dt), n)
+		w, a := make([]byte, wb+dt.BlockBytes()), make([]byte, ab+VecDotType(dt).BlockBytes())
+		cases := map[string]func(){
+			"w one block long":  func() { Dot(dt, w, a[:ab], n) },
+			"w one block short": func() { Dot(dt, w[:wb-dt.BlockBytes()], a[:ab], n) },
+			"a one block long":  func() { Dot(dt, w[:wb], a, n) },
+			"a one block short": func() { Dot(dt, w[:wb], a[:ab-VecDotType(dt).BlockBytes()], n) },
+		}
+		if dt.BlockSize() > 1 {
+			cases["n not whole blocks, w and a empty"] = func() { Dot(dt, nil, nil, 1) }
+		}
+		for what, f := range cases {
+			if _, panicked := oracle.Panics(f); !panicked {
+				t.Errorf("Dot(%v, n = %d) with %s did not panic", dt, n, what)
+			}
+		}
+	}
+	for _, dt := range []unit01.DType{unit01.Q2_K, unit01.Q5_1, unit01.Q8_K} {
+		if _, panicked := oracle.Panics(func() { Dot(dt, make([]byte, rowBytes(dt, 256)), make([]byte, 1024), 256) }); !panicked {
+			t.Errorf("Dot(%v) did not panic: it is not a weight type this unit multiplies (Supported, and not Q8_K)", dt)
+		}
+	}
+	if got := Dot(unit01.Q4_0, nil, nil, 0); got != 0 {
+		t.Errorf("Dot(Q4_0) of an empty row = %v, want 0", got)
+	}
+}
+
+// TestC9_3_Lengths takes dot products of every weight type over many
+// block counts: 1 to 9, and odd counts past any kernel's group (pairs and
+// quads of blocks; 1 to 9 super-blocks), so that an assembly kernel's leftover
+// blocks, its first group and its loop all meet the oracle. The bound is
+// TestC9_3_Dot's.
+func TestC9_3_Lengths(t *testing.T) {
+	g := oracle.NewRand(931)
+	for _, dt := range weightTypes {
+		counts := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 31, 67}
+		switch dt.BlockSize() {
+		case 1:
+			counts = []int{1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 100}
+		case 256:
+			counts = []int{1, 2, 3, 4, 5, 9}
+		}
+		for _, blocks := range counts {
+			n := blocks * dt.BlockSize()
+			w := randomBlocks(g, dt, n)
+			x := g.Normal(n, 0, 1)
+			for i := 0; i < n; i += 41 {
+				x[i] *= 20
+			}
+			a, ad := activations(t, dt, x)
+			wd := oracle.DequantRow(int(dt), w)
+			want, abs := 0.0, 0.0
+			for i := range wd {
+				want += wd[i] * ad[i]
+				abs += math.Abs(wd[i] * ad[i])
+			}
+			got := Dot(dt, w, a, n)
+			bound := (4*float64(blocks)+64)*eps32*abs + 1e-30
+			if math.Abs(float64(got)-want) > bound || math.IsNaN(float64(got)) {
+				t.Errorf("Dot(%v) of %d blocks (%d elements) = %v, want %v ± %.3g: the blocks after the last whole group of a fast path, or the first group, are summed wrong", dt, blocks, n, got, want, bound)
+			}
+		}
+	}
 }

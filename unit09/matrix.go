@@ -21,12 +21,15 @@ type QMatrix struct {
 // NewQMatrix wraps data as a rows×cols matrix of type dt. A type this
 // package cannot multiply, a cols that is not a whole number of blocks, or
 // data of the wrong size is an error wrapping unit00.ErrUnsupported or
-// unit00.ErrInvalid.
+// unit00.ErrInvalid. So is a matrix without columns (cols ≤ 0) or with
+// negative rows.
 func NewQMatrix(dt unit01.DType, rows, cols int, data []byte) (*QMatrix, error) {
 	panic("TODO(9.4): write NewQMatrix, see docs/unit09.md")
 }
 
-// QuantizeMatrix quantizes a float32 matrix to type dt, row by row.
+// QuantizeMatrix quantizes a float32 matrix to type dt, row by row. Its
+// errors are NewQMatrix's (a nil matrix and an error wrapping
+// unit00.ErrUnsupported or unit00.ErrInvalid).
 func QuantizeMatrix(dt unit01.DType, w unit03.Mat) (*QMatrix, error) {
 	panic("TODO(9.4): write QuantizeMatrix, see docs/unit09.md")
 }
@@ -36,7 +39,8 @@ func (m *QMatrix) Dims() (out, in int) {
 	panic("TODO(9.4): write QMatrix.Dims, see docs/unit09.md")
 }
 
-// Row dequantizes row i into dst (len Cols): an embedding lookup.
+// Row dequantizes row i into dst (len Cols): an embedding lookup. It
+// panics (unit00.Check) unless 0 ≤ i < Rows and len(dst) = Cols.
 func (m *QMatrix) Row(dst []float32, i int) {
 	panic("TODO(9.4): write QMatrix.Row, see docs/unit09.md")
 }
@@ -45,7 +49,8 @@ func (m *QMatrix) Row(dst []float32, i int) {
 // every row of W. Each activation row is quantized once to VecDotType;
 // then the weight rows are shared out over the pool, and each weight row,
 // once loaded, meets every activation row. It allocates nothing in steady
-// state.
+// state. It panics (unit00.Check) unless x is T×Cols and y is T×Rows, for
+// the same T.
 func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 	panic("TODO(9.4): write QMatrix.MulT, see docs/unit09.md")
 }

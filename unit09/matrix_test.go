@@ -246,3 +246,205 @@ func TestC9_4_HalfActivations(t *testing.T) {
 		}
 	}
 }
+
+// TestC9_4_MulTShapes multiplies by quantized (and F32) matrices of many
+// shapes: 1 to 17 weight rows (fewer than one group of four, groups of
+// four and rows left over, more than one part of the pool), rows of 1, 3
+// and 7 blocks (a fast path's groups of two or four blocks and the blocks
+// left over), one and several activation rows, on one, two and three
+// threads, with x and y both views into wider matrices. Each y is compared
+// with the float64 product of the dequantized weights and activations,
+// with TestC9_4_MulT's bound; y's padding must stay untouched.
+func TestC9_4_MulTShapes(t *testing.T) {
+	g := oracle.NewRand(941)
+	p2, p3 := unit03.NewPool(2), unit03.NewPool(3)
+	defer p2.Close()
+	defer p3.Close()
+	for _, dt := range weightTypes {
+		if dt == unit01.F16 || dt == unit01.BF16 {
+			continue // TestC9_4_MulTHalf
+		}
+		for _, blocks := range []int{1, 3, 7} {
+			cols := blocks * dt.BlockSize()
+			if dt == unit01.F32 {
+				cols = 8*blocks + 1
+			}
+			for _, rows := range []int{1, 3, 4, 5, 17} {
+				data := randomBlocks(g, dt, rows*cols)
+				m, err := NewQMatrix(dt, rows, cols, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wd := oracle.DequantRow(int(dt), data)
+				for _, T := range []int{1, 3} {
+					mulTCase(t, g, m, wd, T, nil, p2, p3)
+				}
+			}
+		}
+	}
+}
+
+// mulTCase runs one case of TestC9_4_MulTShapes on each pool: x and y are
+// views into wider matrices (strides cols+5 and rows+2), y's padding a
+// sentinel.
+func mulTCase(t *testing.T, g *oracle.Rand, m *QMatrix, wd []float64, T int, pools ...*unit03.Pool) {
+	t.Helper()
+	rows, cols := m.Rows, m.Cols
+	x := unit03.Mat{Rows: T, Cols: cols, Stride: cols + 5, Data: g.Normal(T*(cols+5), 0, 1)}
+	var want, bound []float64
+	blocks := float64(cols / m.Type.BlockSize())
+	for r := range T {
+		_, ad := activations(t, m.Type, x.Row(r))
+		for j := range rows {
+			s, abs := 0.0, 0.0
+			for i := range cols {
+				s += wd[j*cols+i] * ad[i]
+				abs += math.Abs(wd[j*cols+i] * ad[i])
+			}
+			want, bound = append(want, s), append(bound, (4*blocks+64)*eps32*abs+1e-30)
+		}
+	}
+	for _, pool := range pools {
+		what := fmt.Sprintf("%v QMatrix %d×%d MulT of %d strided rows on %d threads", m.Type, rows, cols, T, pool.Threads())
+		y := unit03.Mat{Rows: T, Cols: rows, Stride: rows + 2, Data: make([]float32, T*(rows+2))}
+		for i := range y.Data {
+			y.Data[i] = -7
+		}
+		m.MulT(pool, y, x)
+		var got []float32
+		for r := range T {
+			got = append(got, y.Row(r)...)
+			if y.Data[r*y.Stride+rows] != -7 || y.Data[r*y.Stride+rows+1] != -7 {
+				t.Fatalf("%s wrote into y's padding after row %d", what, r)
+			}
+		}
+		oracle.AssertBound(t, what, got, want, bound, []int{T, rows})
+	}
+}
+
+// TestC9_4_RowChecks reads the first and the last row, and asks for rows
+// out of range and for a dst of the wrong length: each must panic
+// (unit00.Check). Data is given spare capacity past its last row, so a
+// missing range check would read garbage instead of panicking by luck.
+func TestC9_4_RowChecks(t *testing.T) {
+	g := oracle.NewRand(942)
+	const rows, cols = 3, 64
+	rb := rowBytes(unit01.Q8_0, cols)
+	data := randomBlocks(g, unit01.Q8_0, (rows+1)*cols)[:rows*rb]
+	m, err := NewQMatrix(unit01.Q8_0, rows, cols, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := oracle.DequantRow(int(unit01.Q8_0), data)
+	for _, i := range []int{0, rows - 1} {
+		row := make([]float32, cols)
+		m.Row(row, i)
+		oracle.AssertBound(t, fmt.Sprintf("Q8_0 QMatrix.Row(%d) of %d rows", i, rows), row, wd[i*cols:(i+1)*cols], scaled(wd[i*cols:(i+1)*cols], 4*eps32, 1e-30), nil)
+	}
+	for what, f := range map[string]func(){
+		"Row(dst, -1)":                   func() { m.Row(make([]float32, cols), -1) },
+		"Row(dst, Rows)":                 func() { m.Row(make([]float32, cols), rows) },
+		"Row with dst one element short": func() { m.Row(make([]float32, cols-1), 0) },
+		"Row with dst one block long":    func() { m.Row(make([]float32, cols+32), 0) },
+	} {
+		if _, panicked := oracle.Panics(f); !panicked {
+			t.Errorf("QMatrix (%d×%d).%s did not panic: a row index must be in [0, Rows) and dst must hold Cols elements", rows, cols, what)
+		}
+	}
+}
+
+// TestC9_4_MulTChecks gives MulT operands of the wrong shapes (on no pool,
+// so a panic reaches the test): each must panic (unit00.Check) before
+// reading or writing past an operand.
+func TestC9_4_MulTChecks(t *testing.T) {
+	g := oracle.NewRand(943)
+	for _, dt := range []unit01.DType{unit01.Q4_0, unit01.F16} {
+		const rows, cols, T = 8, 64, 2
+		m, err := NewQMatrix(dt, rows, cols, randomBlocks(g, dt, rows*cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, shapes := range map[string][4]int{ // x rows, x cols, y rows, y cols
+			"x with a block too few columns":  {T, cols - 32, T, rows},
+			"x with a block too many columns": {T, cols + 32, T, rows},
+			"y with a column too few":         {T, cols, T, rows - 1},
+			"y with a column too many":        {T, cols, T, rows + 1},
+			"y with a row fewer than x":       {T, cols, T - 1, rows},
+			"y with a row more than x":        {T, cols, T + 1, rows},
+		} {
+			x, y := unit03.NewMat(shapes[0], shapes[1]), unit03.NewMat(shapes[2], shapes[3])
+			if _, panicked := oracle.Panics(func() { m.MulT(nil, y, x) }); !panicked {
+				t.Errorf("%v QMatrix %d×%d MulT with %s (x %d×%d, y %d×%d) did not panic: x must be T×Cols and y T×Rows", dt, rows, cols, what, shapes[0], shapes[1], shapes[2], shapes[3])
+			}
+		}
+	}
+}
+
+// TestC9_4_Errors gives NewQMatrix and QuantizeMatrix the shapes and types
+// they must refuse, each with the error class it must wrap.
+func TestC9_4_Errors(t *testing.T) {
+	for _, c := range []struct {
+		dt         unit01.DType
+		rows, cols int
+		size       int
+		kind       error
+		what       string
+	}{
+		{unit01.Q4_0, 3, 0, 0, unit00.ErrInvalid, "no columns"},
+		{unit01.Q4_0, 3, -32, 0, unit00.ErrInvalid, "negative columns"},
+		{unit01.Q4_0, -1, 32, 0, unit00.ErrInvalid, "negative rows"},
+		{unit01.Q4_0, 3, 64, 3*36 + 1, unit00.ErrInvalid, "data one byte long"},
+		{unit01.F32, 2, 3, 23, unit00.ErrInvalid, "data one byte short"},
+		{unit01.Q5_1, 1, 32, 24, unit00.ErrUnsupported, "a type this unit does not read"},
+	} {
+		if _, err := NewQMatrix(c.dt, c.rows, c.cols, make([]byte, c.size)); !errors.Is(err, c.kind) {
+			t.Errorf("NewQMatrix(%v, %d×%d, %d bytes: %s): error %v, want one wrapping %v", c.dt, c.rows, c.cols, c.size, c.what, err, c.kind)
+		}
+	}
+	w := unit03.NewMat(2, 256)
+	for _, c := range []struct {
+		dt   unit01.DType
+		w    unit03.Mat
+		kind error
+	}{
+		{unit01.Q8_K, w, unit00.ErrUnsupported},
+		{unit01.Q2_K, w, unit00.ErrUnsupported},
+		{unit01.Q4_0, unit03.NewMat(2, 48), unit00.ErrInvalid},
+		{unit01.Q4_K, unit03.NewMat(2, 128), unit00.ErrInvalid},
+	} {
+		if m, err := QuantizeMatrix(c.dt, c.w); !errors.Is(err, c.kind) || m != nil {
+			t.Errorf("QuantizeMatrix(%v, a %d×%d matrix) = %v, %v; want nil and an error wrapping %v", c.dt, c.w.Rows, c.w.Cols, m, err, c.kind)
+		}
+	}
+}
+
+// TestC9_4_Empty multiplies with nothing to do: a matrix of zero rows (an
+// empty tensor is valid: no data, and no error), and zero activation rows
+// on a well-formed matrix, on no pool and on two threads. Neither may
+// panic, and y, having no elements, stays as it was.
+func TestC9_4_Empty(t *testing.T) {
+	g := oracle.NewRand(944)
+	p := unit03.NewPool(2)
+	defer p.Close()
+	for _, dt := range []unit01.DType{unit01.Q4_0, unit01.Q6_K, unit01.F32, unit01.F16} {
+		cols := dt.BlockSize() * 2
+		empty, err := NewQMatrix(dt, 0, cols, nil)
+		if err != nil {
+			t.Fatalf("NewQMatrix(%v, 0×%d, no data): %v, want a valid empty matrix (only negative rows are an error)", dt, cols, err)
+		}
+		full, err := NewQMatrix(dt, 5, cols, randomBlocks(g, dt, 5*cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pool := range []*unit03.Pool{nil, p} {
+			for what, f := range map[string]func(){
+				"a 0-row matrix times 2 activation rows": func() { empty.MulT(pool, unit03.NewMat(2, 0), unit03.NewMat(2, cols)) },
+				"a 5-row matrix times 0 activation rows": func() { full.MulT(pool, unit03.NewMat(0, 5), unit03.NewMat(0, cols)) },
+			} {
+				if v, panicked := oracle.Panics(f); panicked {
+					t.Errorf("%v MulT of %s on %d threads panicked (%v): with nothing to compute, compute nothing", dt, what, pool.Threads(), v)
+				}
+			}
+		}
+	}
+}

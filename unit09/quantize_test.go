@@ -214,3 +214,231 @@ func TestC9_2_Errors(t *testing.T) {
 		t.Errorf("QuantizeRow to Q3_K: error %v, want unit00.ErrUnsupported", err)
 	}
 }
+
+// ggmlTypes are the types whose bytes 9.2 pins to ggml's reference rules.
+var ggmlTypes = []unit01.DType{unit01.F32, unit01.F16, unit01.BF16, unit01.Q8_0, unit01.Q4_0, unit01.Q4_1, unit01.Q5_0, unit01.Q8_K}
+
+// ggmlRows returns rows of n values (n a multiple of 256) that reach every
+// branch of ggml's reference quantizers: testRows' shapes, and blocks built
+// to sit on their edges.
+func ggmlRows(g *oracle.Rand, n int) map[string][]float32 {
+	rows := testRows(g, n)
+	// Both signs of the largest magnitude in one block, in both orders:
+	// ggml keeps the first (a strictly larger |x| replaces it), and the
+	// opposite extreme lands on Q4_0's and Q5_0's clamped level 16 (32).
+	opposite := g.Normal(n, 0, 1)
+	for o := 0; o < n; o += 32 {
+		a := float32(3 + o%7)
+		i, j := o+g.Intn(16), o+16+g.Intn(16)
+		if o/32%2 == 1 {
+			i, j = j, i
+		}
+		opposite[i], opposite[j] = a, -a
+	}
+	rows["both signs of the largest |x|"] = opposite
+	// Exact ties: with max|x| = 127 (Q8_0: d = 1) and the signed maximum
+	// −127 (Q8_K: iscale = 1), every k + 0.5 is halfway between two quants.
+	ties := make([]float32, n)
+	for i := range ties {
+		ties[i] = float32(g.Intn(200)-100) + 0.5
+	}
+	for o := 0; o < n; o += 32 {
+		ties[o+g.Intn(32)] = -127
+	}
+	rows["ties (k + 0.5 with max |x| = 127)"] = ties
+	// One value per block: every other quant sits at the grid's zero.
+	spike := make([]float32, n)
+	for o := 0; o < n; o += 32 {
+		spike[o+g.Intn(32)] = float32(g.Normal(1, 0, 2)[0])
+	}
+	rows["one nonzero value per block"] = spike
+	return rows
+}
+
+// TestC9_2_GGMLBytes compares QuantizeRow's bytes with ggml's reference
+// quantizers (oracle.GGMLQuantRow, which follows quantize_row_*_ref in
+// float32) for the types whose rule 9.2 fixes byte for byte, on rows of
+// many lengths: a file written here must hold llama.cpp's bytes. A round
+// trip within the error bound cannot see a tie rounded the other way, the
+// other one of two equal maxima, or a clamp at the wrong level.
+func TestC9_2_GGMLBytes(t *testing.T) {
+	g := oracle.NewRand(921)
+	for _, dt := range ggmlTypes {
+		for _, n := range []int{256, 768} {
+			for name, x := range ggmlRows(g, n) {
+				got := make([]byte, rowBytes(dt, n))
+				if err := QuantizeRow(dt, got, x); err != nil {
+					t.Fatalf("QuantizeRow(%v) of a %s row of %d: %v", dt, name, n, err)
+				}
+				want := oracle.GGMLQuantRow(int(dt), x)
+				if at := firstDiff(got, want); at >= 0 {
+					bb, bs := dt.BlockBytes(), dt.BlockSize()
+					blk, off := at/bb, at%bb
+					t.Errorf("QuantizeRow(%v) of a %s row of %d: block %d (elements %d…%d), byte %d: got 0x%02x, want 0x%02x, %s",
+						dt, name, n, blk, blk*bs, blk*bs+bs-1, off, got[at], want[at],
+						fieldAt(dt, off, x[blk*bs:blk*bs+bs], got[blk*bb:blk*bb+bb], want[blk*bb:blk*bb+bb]))
+				}
+			}
+		}
+	}
+}
+
+// firstDiff returns the first index where a and b differ, or −1.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// fieldAt names the field of a block of type dt at byte off, and the
+// values it encodes, for a failure message; got and want are the block's
+// bytes.
+func fieldAt(dt unit01.DType, off int, x []float32, got, want []byte) string {
+	le := binary.LittleEndian
+	f16 := func(at int) string {
+		return fmt.Sprintf("got %v, want %v", unit01.F16ToF32(le.Uint16(got[at:])), unit01.F16ToF32(le.Uint16(want[at:])))
+	}
+	switch dt {
+	case unit01.F32, unit01.F16, unit01.BF16:
+		return fmt.Sprintf("the value %.9g (F32: its bits; F16, BF16: round to nearest, ties to even)", x[0])
+	case unit01.Q8_0:
+		if off < 2 {
+			return "the f16 scale d = max|x|/127: " + f16(0)
+		}
+		return fmt.Sprintf("the quant of element %d = %.9g: round(x/d) half away from zero (C's roundf)", off-2, x[off-2])
+	case unit01.Q4_0, unit01.Q4_1:
+		first, rule := 2, "min(15, ⌊x/d + 8.5⌋), d = max/−8 with the sign of the largest |x| (the first if two tie)"
+		if dt == unit01.Q4_1 {
+			first, rule = 4, "min(15, ⌊(x − min)/d + 0.5⌋), d = (max − min)/15"
+		}
+		switch {
+		case off < 2:
+			return "the f16 scale d, " + f16(0) + ": " + rule
+		case off < first:
+			return "the f16 minimum m, " + f16(2) + ": " + rule
+		}
+		j := off - first
+		return fmt.Sprintf("the quants of elements %d (low nibble, x = %.9g) and %d (high nibble, x = %.9g): %s", j, x[j], j+16, x[j+16], rule)
+	case unit01.Q5_0:
+		rule := "min(31, ⌊x/d + 16.5⌋), d = max/−16 with the sign of the largest |x| (the first if two tie)"
+		if off < 2 {
+			return "the f16 scale d, " + f16(0) + ": " + rule
+		}
+		if off < 6 {
+			return "qh, the fifth bits (bit j for element j): " + rule
+		}
+		j := off - 6
+		return fmt.Sprintf("the low four bits of elements %d (x = %.9g) and %d (x = %.9g): %s", j, x[j], j+16, x[j+16], rule)
+	case unit01.Q8_K:
+		rule := "iscale = −127/max with the sign of the largest |x|, q = min(127, nearest(iscale·x)) ties to even, d = 1/iscale; a block of zeros is all zero bytes"
+		switch {
+		case off < 4:
+			return fmt.Sprintf("the f32 scale d, got %v, want %v: %s", math.Float32frombits(le.Uint32(got)), math.Float32frombits(le.Uint32(want)), rule)
+		case off < 260:
+			return fmt.Sprintf("the quant of element %d = %.9g: %s", off-4, x[off-4], rule)
+		}
+		return fmt.Sprintf("bsums[%d], the sum of quants %d…%d", (off-260)/2, (off-260)/2*16, (off-260)/2*16+15)
+	}
+	return ""
+}
+
+// TestC9_2_Lengths quantizes rows of 0, 1, 3 and 17 blocks of every type,
+// each into a dst with a sentinel byte after it, and checks the round trip
+// within the bound: the last block is written, and nothing past it.
+func TestC9_2_Lengths(t *testing.T) {
+	g := oracle.NewRand(922)
+	for _, dt := range allTypes {
+		for _, blocks := range []int{0, 1, 3, 17} {
+			n := blocks * dt.BlockSize()
+			x := g.Normal(n, 0, 1)
+			rb := rowBytes(dt, n)
+			q := make([]byte, rb+1)
+			q[rb] = 0xA5
+			if err := QuantizeRow(dt, q[:rb], x); err != nil {
+				t.Fatalf("QuantizeRow(%v) of %d blocks: %v", dt, blocks, err)
+			}
+			if q[rb] != 0xA5 {
+				t.Fatalf("QuantizeRow(%v) of %d elements wrote past the end of dst", dt, n)
+			}
+			y := make([]float32, n)
+			if err := DequantizeRow(dt, y, q[:rb]); err != nil {
+				t.Fatal(err)
+			}
+			oracle.AssertBound(t, fmt.Sprintf("DequantizeRow(QuantizeRow(%v, %d blocks))", dt, blocks), y, oracle.Float64s(x), errorBound(dt, x), []int{blocks, dt.BlockSize()})
+		}
+	}
+}
+
+// TestC9_2_SizeErrors gives every type a dst one byte short and one byte
+// long, and every block type a src that is not whole blocks: each is an
+// error wrapping unit00.ErrInvalid, and dst is left as it was.
+func TestC9_2_SizeErrors(t *testing.T) {
+	for _, dt := range allTypes {
+		n := 2 * dt.BlockSize()
+		good := rowBytes(dt, n)
+		type sizeCase struct {
+			n, size int
+			what    string
+		}
+		cases := []sizeCase{{n, good - 1, "dst one byte short"}, {n, good + 1, "dst one byte long"}, {n, 0, "an empty dst"}}
+		if dt.BlockSize() > 1 {
+			cases = append(cases, sizeCase{n - 1, good, "src one element short of whole blocks"}, sizeCase{n + 1, good, "src one element past whole blocks"})
+		}
+		for _, c := range cases {
+			dst := make([]byte, c.size)
+			for i := range dst {
+				dst[i] = 0xA5
+			}
+			err := QuantizeRow(dt, dst, make([]float32, c.n))
+			if !errors.Is(err, unit00.ErrInvalid) {
+				t.Errorf("QuantizeRow(%v, %d bytes, %d elements: %s): error %v, want one wrapping unit00.ErrInvalid", dt, c.size, c.n, c.what, err)
+				continue
+			}
+			for i, v := range dst {
+				if v != 0xA5 {
+					t.Errorf("QuantizeRow(%v, %s) returned an error but wrote dst[%d]: check before writing", dt, c.what, i)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestC9_2_KQuantClamps round-trips Q4_K and Q5_K super-blocks built so
+// that the grid of a sub-block does not cover its values: sub-block 0
+// spans [−63, −62], which makes d_min = 1, so a sub-block whose values lie
+// in [−0.49, −0.19] gets m = 0, a grid from 0 up, and lies wholly below it
+// (each value must clamp to q = 0), and one in [−0.51, −0.21] gets m = 1,
+// a grid from −1 up to about −0.2, and its top lies above it (those values
+// must clamp to q = L). Both stay within the bound; a quant left unclamped
+// wraps around in its four or five bits, to the other end of the grid.
+func TestC9_2_KQuantClamps(t *testing.T) {
+	g := oracle.NewRand(923)
+	x := g.Normal(512, 0, 0.1)
+	fill := func(s int, lo, hi float64) {
+		copy(x[32*s:32*s+32], g.Uniform(32, lo, hi))
+		x[32*s], x[32*s+1] = float32(lo), float32(hi)
+	}
+	for _, o := range []int{0, 8} { // both super-blocks; the second in another order
+		fill(o+0, -63, -62)
+		fill(o+1+o/8*3, -0.49, -0.19)
+		fill(o+2+o/8*5, -0.51, -0.21)
+	}
+	for _, dt := range []unit01.DType{unit01.Q4_K, unit01.Q5_K} {
+		q := make([]byte, rowBytes(dt, len(x)))
+		if err := QuantizeRow(dt, q, x); err != nil {
+			t.Fatal(err)
+		}
+		y := make([]float32, len(x))
+		if err := DequantizeRow(dt, y, q); err != nil {
+			t.Fatal(err)
+		}
+		oracle.AssertBound(t, fmt.Sprintf("DequantizeRow(QuantizeRow(%v)) of sub-blocks below and above their grids (clamp q to 0…L)", dt), y, oracle.Float64s(x), errorBound(dt, x), []int{len(x) / 32, 32})
+	}
+}

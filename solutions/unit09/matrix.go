@@ -33,8 +33,11 @@ func NewQMatrix(dt unit01.DType, rows, cols int, data []byte) (*QMatrix, error) 
 		return nil, fmt.Errorf("quant: %v weights: %w", dt, unit00.ErrUnsupported)
 	}
 	rb, err := dt.RowBytes(cols)
-	if err != nil || rows < 0 || cols <= 0 {
-		return nil, fmt.Errorf("quant: a %d×%d %v matrix: rows of %d elements are not whole blocks of %d: %w", rows, cols, dt, cols, dt.BlockSize(), unit00.ErrInvalid)
+	if err != nil || cols <= 0 {
+		return nil, fmt.Errorf("quant: a %d×%d %v matrix: rows of %d elements are not a positive whole number of blocks of %d: %w", rows, cols, dt, cols, dt.BlockSize(), unit00.ErrInvalid)
+	}
+	if rows < 0 {
+		return nil, fmt.Errorf("quant: a %d×%d %v matrix: negative rows: %w", rows, cols, dt, unit00.ErrInvalid)
 	}
 	if len(data) != rows*rb {
 		return nil, fmt.Errorf("quant: a %d×%d %v matrix takes %d bytes, not %d: %w", rows, cols, dt, rows*rb, len(data), unit00.ErrInvalid)
