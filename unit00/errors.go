@@ -21,7 +21,9 @@ func (e *InputError) Unwrap() error {
 }
 
 // InputErrorf returns an *InputError whose cause wraps kind (one of the
-// sentinel errors) with a formatted detail: its text reads "DETAIL: KIND".
+// sentinel errors: ErrTruncated, ErrInvalid or ErrUnsupported, so that
+// errors.Is(err, kind) holds) with a formatted detail: its text reads
+// "DETAIL: KIND".
 func InputErrorf(source string, offset int64, field string, kind error, format string, args ...any) error {
 	panic("TODO(0.2): write InputErrorf, see docs/unit00.md")
 }

@@ -13,7 +13,9 @@ func ParseLevel(s string) (slog.Level, error) {
 }
 
 // NewLogger returns a logger that writes text records (slog's key=value
-// format) to w and drops every record below the level named by level.
+// format) to w and drops every record below the level named by level. A
+// level ParseLevel does not know is a nil logger and ParseLevel's error,
+// wrapping ErrInvalid.
 func NewLogger(w io.Writer, level string) (*slog.Logger, error) {
 	panic("TODO(0.3): write NewLogger, see docs/unit00.md")
 }

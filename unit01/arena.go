@@ -53,7 +53,9 @@ func (a *Arena) Float32s(n int) ([]float32, error) {
 // Tensor returns a contiguous tensor of a scalar type dt and shape s carved
 // from the arena: a view of the arena's one Storage, so it costs no heap
 // allocation. Quantized types are an error wrapping unit00.ErrUnsupported,
-// unknown ones an error wrapping unit00.ErrInvalid.
+// unknown ones, and a size in bytes that overflows an int, an error
+// wrapping unit00.ErrInvalid; a tensor larger than the room left is
+// ErrArenaFull, as for Alloc, and leaves the arena unchanged.
 func (a *Arena) Tensor(dt DType, s Shape) (Tensor, error) {
 	panic("TODO(1.2): write Arena.Tensor, see docs/unit01.md")
 }

@@ -25,7 +25,8 @@ func NewSampler(vocab int, p Params) (*Sampler, error) {
 	panic("TODO(11.1): write NewSampler, see docs/unit11.md")
 }
 
-// Validate reports the first setting that makes no sense, naming it.
+// Validate reports the first setting that makes no sense, naming it, as an
+// error wrapping unit00.ErrInvalid.
 func (p Params) Validate() error {
 	panic("TODO(11.1): write Params.Validate, see docs/unit11.md")
 }
