@@ -42,7 +42,7 @@ func TestC5_3_Attention(t *testing.T) {
 			k := randMat(g, n+2, c.kvHeads*c.hd) // rows beyond n: later positions, never to be read
 			v := randMat(g, n+2, c.kvHeads*c.hd)
 			out := randMat(g, c.T, c.heads*c.hd) // garbage to be overwritten
-			scores := g.Normal(room, 0, 1)        // garbage too
+			scores := g.Normal(room, 0, 1)       // garbage too
 			Attention(out, q, k, v, c.heads, c.kvHeads, c.pos0, scores)
 			want := oracle.Attention(oracle.Float64s(dense(q)), oracle.Float64s(dense(k.Block(0, n, 0, k.Cols))), oracle.Float64s(dense(v.Block(0, n, 0, v.Cols))),
 				c.T, c.pos0, c.heads, c.kvHeads, c.hd)
