@@ -41,12 +41,16 @@ func TestC7_1_Cache(t *testing.T) {
 	}
 	// Advance and Past: views of rows 0 … Len−1, sharing the cache's memory.
 	c.Keys(1).Set(2, 3, 42)
+	c.Values(1).Set(3, 0, 43)
 	if err := c.Advance(4); err != nil || c.Len() != 4 {
 		t.Fatalf("Advance(4) on an empty cache of 10: %v, Len %d", err, c.Len())
 	}
 	k, v := c.Past(1)
-	if k.Rows != 4 || v.Rows != 4 || k.Cols != kvDim || k.At(2, 3) != 42 {
-		t.Fatalf("Past(1) after Advance(4): keys %d×%d with (2,3) = %v, values %d rows; want 4×%d views holding what was written", k.Rows, k.Cols, k.At(2, 3), v.Rows, kvDim)
+	if k.Rows != 4 || k.Cols != kvDim || k.At(2, 3) != 42 {
+		t.Fatalf("Past(1) after Advance(4): keys %d×%d with (2,3) = %v; want a 4×%d view holding what was written (42)", k.Rows, k.Cols, k.At(2, 3), kvDim)
+	}
+	if v.Rows != 4 || v.Cols != kvDim || v.At(3, 0) != 43 {
+		t.Fatalf("Past(1) after Advance(4): values %d×%d with (3,0) = %v; want a 4×%d view holding what was written (43)", v.Rows, v.Cols, v.At(3, 0), kvDim)
 	}
 	k.Set(0, 0, 7)
 	if c.Keys(1).At(0, 0) != 7 {
