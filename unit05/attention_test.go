@@ -97,14 +97,14 @@ func TestC5_3_Causal(t *testing.T) {
 		{"0 heads", func() { Attention(out, q, k, v, 0, kvHeads, 0, make([]float32, T)) }},
 		{"0 kv heads", func() { Attention(out, q, k, v, heads, 0, 0, make([]float32, T)) }},
 		{"−4 heads over −2 kv heads", func() { Attention(out, q, k, v, -4, -2, 0, make([]float32, T)) }},
-		{"pos0 = 1, so k needs a row for position 6 (it has 6 rows)", func() { Attention(out, q, k, v, heads, kvHeads, 1, make([]float32, T+1)) }},
+		{"pos0 = 1, so k needs a row for position 6 (it has 6 rows)", func() { Attention(out, q, k, randMat(g, T+1, kvHeads*hd), heads, kvHeads, 1, make([]float32, T+1)) }},
 		{"pos0 = −1", func() { Attention(out, q, k, v, heads, kvHeads, -1, make([]float32, T)) }},
 		{"scores of 5 floats for 6 positions", func() { Attention(out, q, k, v, heads, kvHeads, 0, make([]float32, T-1)) }},
-		{"v of 5 rows for 6 positions", func() { Attention(out, q, k, v.Block(0, T-1, 0, v.Cols), heads, kvHeads, 0, make([]float32, T)) }},
-		{"k 8 wide, not kvHeads·hd = 16", func() { Attention(out, q, k.Block(0, T, 0, hd), v, heads, kvHeads, 0, make([]float32, T)) }},
-		{"v 8 wide, not kvHeads·hd = 16", func() { Attention(out, q, k, v.Block(0, T, 0, hd), heads, kvHeads, 0, make([]float32, T)) }},
-		{"out of 5 rows for 6 queries", func() { Attention(out.Block(0, T-1, 0, out.Cols), q, k, v, heads, kvHeads, 0, make([]float32, T)) }},
-		{"out 24 wide, q 32", func() { Attention(out.Block(0, T, 0, 24), q, k, v, heads, kvHeads, 0, make([]float32, T)) }},
+		{"v of 5 rows for 6 positions", func() { Attention(out, q, k, randMat(g, T-1, kvHeads*hd), heads, kvHeads, 0, make([]float32, T)) }},
+		{"k 8 wide, not kvHeads·hd = 16", func() { Attention(out, q, randMat(g, T, hd), v, heads, kvHeads, 0, make([]float32, T)) }},
+		{"v 8 wide, not kvHeads·hd = 16", func() { Attention(out, q, k, randMat(g, T, hd), heads, kvHeads, 0, make([]float32, T)) }},
+		{"out of 5 rows for 6 queries", func() { Attention(unit03.NewMat(T-1, heads*hd), q, k, v, heads, kvHeads, 0, make([]float32, T)) }},
+		{"out 24 wide, q 32", func() { Attention(unit03.NewMat(T, 24), q, k, v, heads, kvHeads, 0, make([]float32, T)) }},
 	} {
 		mustPanic(t, "Attention with "+bad.what, bad.f)
 	}

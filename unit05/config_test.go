@@ -18,6 +18,24 @@ func TestC5_1_Validate(t *testing.T) {
 		}
 	}
 	good := configs[1].c
+	// The edges of valid: any positive base and ε, however small, and
+	// every grouping of the heads from MHA to MQA.
+	for _, edit := range []struct {
+		what string
+		edit func(c *Config)
+	}{
+		{"RopeBase 0.5", func(c *Config) { c.RopeBase = 0.5 }},
+		{"RMSEps 1e-30", func(c *Config) { c.RMSEps = 1e-30 }},
+		{"KVHeads = Heads = 8", func(c *Config) { c.KVHeads = 8 }},
+		{"KVHeads 1", func(c *Config) { c.KVHeads = 1 }},
+		{"HeadDim 2, one layer, Vocab 1, MaxSeq 1", func(c *Config) { c.HeadDim, c.Layers, c.Vocab, c.MaxSeq = 2, 1, 1, 1 }},
+	} {
+		c := good
+		edit.edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate of a valid config with %s: %v", edit.what, err)
+		}
+	}
 	bad := []struct {
 		field string // the error must name it
 		edit  func(c *Config)

@@ -238,6 +238,19 @@ func TestC5_5_Errors(t *testing.T) {
 	if _, err := NewModel(bc, w, nil); !errors.Is(err, unit00.ErrInvalid) {
 		t.Errorf("NewModel with an invalid config: error %v, want one wrapping unit00.ErrInvalid", err)
 	}
+	// Invalid configs whose tensor shapes are those of c: only Validate
+	// can tell.
+	for _, edit := range []func(c *Config){
+		func(c *Config) { c.RopeBase = 0 },
+		func(c *Config) { c.RMSEps = float32(math.NaN()) },
+		func(c *Config) { c.Rope = 7 },
+	} {
+		bc := c
+		edit(&bc)
+		if _, err := NewModel(bc, w, nil); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("NewModel with RopeBase %v, RMSEps %v, Rope %d (weights that fit): error %v, want one wrapping unit00.ErrInvalid: validate the config first", bc.RopeBase, bc.RMSEps, int(bc.Rope), err)
+		}
+	}
 	w2, _ := testWeights(c, 65)
 	w2.Layers[1].Wk = w2.Layers[1].Gate
 	if _, err := NewModel(c, w2, nil); !errors.Is(err, unit00.ErrInvalid) {
