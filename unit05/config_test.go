@@ -3,6 +3,7 @@ package unit05
 import (
 	"errors"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,15 +18,36 @@ func TestC5_1_Validate(t *testing.T) {
 		}
 	}
 	good := configs[1].c
+	// The edges of valid: any positive base and ε, however small, and
+	// every grouping of the heads from MHA to MQA.
+	for _, edit := range []struct {
+		what string
+		edit func(c *Config)
+	}{
+		{"RopeBase 0.5", func(c *Config) { c.RopeBase = 0.5 }},
+		{"RMSEps 1e-30", func(c *Config) { c.RMSEps = 1e-30 }},
+		{"KVHeads = Heads = 8", func(c *Config) { c.KVHeads = 8 }},
+		{"KVHeads 1", func(c *Config) { c.KVHeads = 1 }},
+		{"HeadDim 2, one layer, Vocab 1, MaxSeq 1", func(c *Config) { c.HeadDim, c.Layers, c.Vocab, c.MaxSeq = 2, 1, 1, 1 }},
+	} {
+		c := good
+		edit.edit(&c)
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate of a valid config with %s: %v", edit.what, err)
+		}
+	}
 	bad := []struct {
 		field string // the error must name it
 		edit  func(c *Config)
 	}{
 		{"Dim", func(c *Config) { c.Dim = 0 }},
+		{"Dim", func(c *Config) { c.Dim = -64 }},
 		{"Layers", func(c *Config) { c.Layers = -1 }},
+		{"Layers", func(c *Config) { c.Layers = 0 }},
 		{"Heads", func(c *Config) { c.Heads = 0 }},
 		{"KVHeads", func(c *Config) { c.KVHeads = 0 }},
-		{"KVHeads", func(c *Config) { c.KVHeads = 3 }}, // 8 query heads cannot share 3 kv heads
+		{"KVHeads", func(c *Config) { c.KVHeads = 3 }},  // 8 query heads cannot share 3 kv heads
+		{"KVHeads", func(c *Config) { c.KVHeads = 16 }}, // more kv heads than query heads
 		{"HeadDim", func(c *Config) { c.HeadDim = 0 }},
 		{"HeadDim", func(c *Config) { c.HeadDim = 7 }},
 		{"FFN", func(c *Config) { c.FFN = 0 }},
@@ -34,9 +56,17 @@ func TestC5_1_Validate(t *testing.T) {
 		{"RopeBase", func(c *Config) { c.RopeBase = 0 }},
 		{"RopeBase", func(c *Config) { c.RopeBase = math.NaN() }},
 		{"RopeBase", func(c *Config) { c.RopeBase = math.Inf(1) }},
+		{"RopeBase", func(c *Config) { c.RopeBase = -10000 }},
+		{"RopeBase", func(c *Config) { c.RopeBase = math.Inf(-1) }},
 		{"RMSEps", func(c *Config) { c.RMSEps = 0 }},
 		{"RMSEps", func(c *Config) { c.RMSEps = float32(math.NaN()) }},
+		{"RMSEps", func(c *Config) { c.RMSEps = -1e-5 }},
+		{"RMSEps", func(c *Config) { c.RMSEps = float32(math.Inf(1)) }},
 		{"Rope", func(c *Config) { c.Rope = 7 }},
+		{"Rope", func(c *Config) { c.Rope = -1 }},
+		// Two faults: the error names the first in the doc comment's order.
+		{"Dim", func(c *Config) { c.Dim, c.Rope = 0, 7 }},
+		{"HeadDim", func(c *Config) { c.HeadDim, c.RopeBase = 7, 0 }},
 	}
 	for _, b := range bad {
 		c := good
@@ -47,8 +77,8 @@ func TestC5_1_Validate(t *testing.T) {
 			t.Errorf("Validate(%+v) = nil; want an error naming %s", c, b.field)
 		case !errors.Is(err, unit00.ErrInvalid):
 			t.Errorf("Validate(%+v) = %q, which does not wrap unit00.ErrInvalid", c, err)
-		case !strings.Contains(err.Error(), b.field):
-			t.Errorf("Validate(%+v) = %q, which does not name the field %s", c, err, b.field)
+		case !regexp.MustCompile(`\b` + b.field + `\b`).MatchString(err.Error()):
+			t.Errorf("Validate(%+v) = %q, which does not name the field %s (as a word of its own: HeadDim is not Dim)", c, err, b.field)
 		}
 	}
 }
@@ -97,6 +127,7 @@ func TestC5_1_RandomWeights(t *testing.T) {
 		{"output", rows(t, "Output", w.Output), 0, 1 / math.Sqrt(128)},
 		{"attn_q (Xavier)", rows(t, "Wq", l.Wq), 0, math.Sqrt(2.0 / (128 + 128))},
 		{"attn_k (Xavier)", rows(t, "Wk", l.Wk), 0, math.Sqrt(2.0 / (128 + 32))},
+		{"attn_v (Xavier)", rows(t, "Wv", l.Wv), 0, math.Sqrt(2.0 / (128 + 32))},
 		{"attn_output (Xavier)", rows(t, "Wo", l.Wo), 0, math.Sqrt(2.0 / (128 + 128))},
 		{"ffn_gate (He)", rows(t, "Gate", l.Gate), 0, math.Sqrt(2.0 / 128)},
 		{"ffn_up (He)", rows(t, "Up", l.Up), 0, math.Sqrt(2.0 / 128)},
@@ -105,8 +136,14 @@ func TestC5_1_RandomWeights(t *testing.T) {
 		{"ffn_norm", l.FFNNorm, 1, 0.1},
 		{"output_norm", w.OutNorm, 1, 0.1},
 		{"attn_q.bias", l.Bq, 0, 0.2},
+		{"attn_k.bias", l.Bk, 0, 0.2},
+		{"attn_v.bias", l.Bv, 0, 0.2},
 	}
 	for _, s := range scales {
+		if len(s.x) == 0 {
+			t.Errorf("%s: empty; RandomWeights must draw every tensor the config has", s.name)
+			continue
+		}
 		n := float64(len(s.x))
 		mean, sd := std(s.x)
 		if math.Abs(mean-s.mean) > 4*s.sd/math.Sqrt(n) || math.Abs(sd-s.sd) > 4*s.sd/math.Sqrt(2*n) {
@@ -138,7 +175,7 @@ func TestC5_1_RandomWeights(t *testing.T) {
 	if tied.Output != tied.Embed {
 		t.Errorf("with TiedEmbeddings, Output must be the same Matrix as Embed")
 	}
-	if tied.Layers[0].Bq != nil || tied.Layers[0].Bk != nil {
+	if tied.Layers[0].Bq != nil || tied.Layers[0].Bk != nil || tied.Layers[0].Bv != nil {
 		t.Errorf("without QKVBias the biases must be nil")
 	}
 	if w.Output == w.Embed {
@@ -169,6 +206,9 @@ func TestC5_1_Check(t *testing.T) {
 		{"blk.0.attn_v", func(w *Weights) { w.Layers[0].Wv = nil }},
 		{"blk.1.attn_output", func(w *Weights) { w.Layers[1].Wo = other(c.QDim(), c.Dim+2) }},
 		{"blk.0.ffn_gate", func(w *Weights) { w.Layers[0].Gate = other(c.Dim, c.FFN) }},
+		{"blk.1.attn_norm", func(w *Weights) { w.Layers[1].AttnNorm = append(w.Layers[1].AttnNorm, 1) }},
+		{"blk", func(w *Weights) { w.Layers = append(w.Layers, w.Layers[0]) }}, // a layer too many
+		{"blk.1.ffn_up", func(w *Weights) { w.Layers[1].Up = other(c.FFN, c.Dim-1) }},
 		{"blk.0.ffn_down", func(w *Weights) { w.Layers[0].Down = other(c.FFN, c.Dim) }},
 		{"blk.1.ffn_norm", func(w *Weights) { w.Layers[1].FFNNorm = nil }},
 		{"blk.0.attn_k.bias", func(w *Weights) { w.Layers[0].Bk = w.Layers[0].Bk[:3] }},
@@ -188,11 +228,26 @@ func TestC5_1_Check(t *testing.T) {
 			t.Errorf("Check of weights with a bad %s: %q does not name the tensor", b.tensor, err)
 		}
 	}
-	// A bias the config does not have.
+	// On an untied configuration without biases: a bias the config does
+	// not have, an output of the wrong shape, and an output tied although
+	// the config says untied.
 	c2 := configs[0].c
-	w, _ := testWeights(c2, 3)
-	w.Layers[0].Bv = make([]float32, c2.KVDim())
-	if err := w.Check(c2); err == nil || !strings.Contains(err.Error(), "blk.0.attn_v.bias") {
-		t.Errorf("Check of a bias the config does not have: %v, want an error naming blk.0.attn_v.bias", err)
+	fresh2 := func() *Weights { w, _ := testWeights(c2, 3); return w }
+	if err := fresh2().Check(c2); err != nil {
+		t.Fatalf("Check of untied weights that fit: %v", err)
+	}
+	for _, b := range []struct {
+		tensor, what string
+		edit         func(w *Weights)
+	}{
+		{"blk.0.attn_v.bias", "a bias the config does not have", func(w *Weights) { w.Layers[0].Bv = make([]float32, c2.KVDim()) }},
+		{"output", "an untied output of the wrong shape", func(w *Weights) { w.Output = other(c2.Vocab-1, c2.Dim) }},
+		{"output", "an output tied to token_embd when the config says untied", func(w *Weights) { w.Output = w.Embed }},
+	} {
+		w := fresh2()
+		b.edit(w)
+		if err := w.Check(c2); err == nil || !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), b.tensor) {
+			t.Errorf("Check of %s: %v, want an error wrapping unit00.ErrInvalid that names %s", b.what, err, b.tensor)
+		}
 	}
 }

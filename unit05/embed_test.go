@@ -2,6 +2,7 @@ package unit05
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,8 +35,8 @@ func TestC5_2_Embed(t *testing.T) {
 			t.Errorf("Embed(%v) with a vocabulary of 50: error %v, want one wrapping unit00.ErrInvalid", bad, err)
 			continue
 		}
-		if !strings.Contains(err.Error(), "position") {
-			t.Errorf("Embed(%v): %q should say at which position the bad token is", bad, err)
+		if at := fmt.Sprintf("position %d", badAt(bad, 50)); !strings.Contains(err.Error(), at) {
+			t.Errorf("Embed(%v): %q should say at which position the bad token is (%s)", bad, err, at)
 		}
 		for _, v := range x.Data {
 			if v != 0 {
@@ -44,7 +45,22 @@ func TestC5_2_Embed(t *testing.T) {
 			}
 		}
 	}
-	if _, panicked := oracle.Panics(func() { _ = Embed(unit03.NewMat(2, 11), table, []int{1, 2}) }); !panicked {
-		t.Errorf("Embed into an x of the wrong width did not panic")
+	mustPanic(t, "Embed of 2 tokens into an x 11 wide (Dim 12)", func() { _ = Embed(unit03.NewMat(2, 11), table, []int{1, 2}) })
+	mustPanic(t, "Embed of 2 tokens into an x 13 wide (Dim 12)", func() { _ = Embed(unit03.NewMat(2, 13), table, []int{1, 2}) })
+	mustPanic(t, "Embed of 2 tokens into an x of 3 rows", func() { _ = Embed(unit03.NewMat(3, 12), table, []int{1, 2}) })
+	mustPanic(t, "Embed of 2 tokens into an x of 1 row", func() { _ = Embed(unit03.NewMat(1, 12), table, []int{1, 2}) })
+	// No tokens into no rows: nothing to do, no error.
+	if err := Embed(unit03.NewMat(0, 12), table, nil); err != nil {
+		t.Errorf("Embed of no tokens: %v, want nil (nothing to do)", err)
 	}
+}
+
+// badAt returns the position of the first token outside [0, vocab).
+func badAt(tokens []int, vocab int) int {
+	for i, tok := range tokens {
+		if tok < 0 || tok >= vocab {
+			return i
+		}
+	}
+	return -1
 }

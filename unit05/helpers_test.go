@@ -2,6 +2,7 @@ package unit05
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -142,3 +143,18 @@ func newModel(t testing.TB, c Config, w *Weights, p *unit03.Pool) *Model {
 }
 
 func (n named) String() string { return fmt.Sprintf("%s %+v", n.name, n.c) }
+
+// mustPanic checks that f panics through unit00.Check, whose message starts
+// "check failed at": a panic from further down (an index out of range, a
+// slice beyond its capacity) means the shapes were never checked, and a
+// learner reading it cannot tell which argument was wrong.
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	v, panicked := oracle.Panics(f)
+	switch {
+	case !panicked:
+		t.Errorf("%s did not panic: shapes that do not fit are a programming error, panic through unit00.Check", what)
+	case !strings.HasPrefix(fmt.Sprint(v), "check failed at "):
+		t.Errorf("%s panicked with %q, not through unit00.Check: check the shapes with unit00.Check before using them", what, v)
+	}
+}

@@ -55,7 +55,7 @@ func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 
 // Logits sets logits (T × Vocab) to the output layer applied to the hidden
 // states x (T × Dim): Output · (RMSNorm(x)·OutNorm), row by row. x is left
-// unchanged.
+// unchanged. It panics (unit00.Check) on shapes that do not fit.
 func (m *Model) Logits(logits, x unit03.Mat) {
 	panic("TODO(5.5): write Model.Logits, see docs/unit05.md")
 }

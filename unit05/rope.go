@@ -20,6 +20,8 @@ type Rope struct {
 // headDim dimensions (even), with θᵢ = base^(−2i/headDim) for pair i. The
 // angles are computed in float64 and rounded once: pos·θ₀ reaches
 // thousands of radians, where float32 would lose the angle's fraction.
+// It panics (unit00.Check) unless headDim is positive and even and maxPos
+// is not negative; maxPos 0 is an empty table.
 func NewRope(headDim, maxPos int, base float64, style RopeStyle) *Rope {
 	panic("TODO(5.2): write NewRope, see docs/unit05.md")
 }
@@ -35,7 +37,8 @@ func (r *Rope) Rotate(x []float32, pos int) {
 
 // RotateHeads rotates every head of every row of x in place: x holds
 // x.Cols/headDim heads side by side per row, and row t is the token at
-// position pos0+t.
+// position pos0+t. It panics (unit00.Check) if x.Cols is not a multiple of
+// headDim, or a row's position is outside the table.
 func (r *Rope) RotateHeads(x unit03.Mat, pos0 int) {
 	panic("TODO(5.2): write Rope.RotateHeads, see docs/unit05.md")
 }

@@ -32,9 +32,26 @@ func TestC5_2_Rope(t *testing.T) {
 			}
 		}
 	}
-	r := NewRope(8, 10, 10000, RopeNorm)
-	if _, panicked := oracle.Panics(func() { r.Rotate(make([]float32, 8), 10) }); !panicked {
-		t.Errorf("Rotate at a position beyond the table did not panic")
+	for _, style := range []RopeStyle{RopeNorm, RopeNeox} {
+		r := NewRope(8, 10, 10000, style)
+		mustPanic(t, fmt.Sprintf("Rope(%v, 10 positions).Rotate at position 10, one past the table", style), func() { r.Rotate(make([]float32, 8), 10) })
+		mustPanic(t, fmt.Sprintf("Rope(%v, 10 positions).Rotate at position −1", style), func() { r.Rotate(make([]float32, 8), -1) })
+		mustPanic(t, fmt.Sprintf("Rope(%v, headDim 8).Rotate of a vector of 10", style), func() { r.Rotate(make([]float32, 10), 3) })
+		mustPanic(t, fmt.Sprintf("Rope(%v, headDim 8).Rotate of a vector of 6", style), func() { r.Rotate(make([]float32, 6), 3) })
+		// The last position of the table is in it.
+		x := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+		want := oracle.Float64s(x)
+		oracle.Rope(want, 9, 10000, style == RopeNeox)
+		r.Rotate(x, 9)
+		oracle.AssertClose(t, fmt.Sprintf("Rope(%v, 10 positions).Rotate at position 9, the table's last", style), x, want, ropeTol)
+	}
+	for _, bad := range []struct {
+		headDim, maxPos int
+	}{{0, 10}, {-2, 10}, {7, 10}, {8, -1}} {
+		mustPanic(t, fmt.Sprintf("NewRope(headDim %d, maxPos %d)", bad.headDim, bad.maxPos), func() { NewRope(bad.headDim, bad.maxPos, 10000, RopeNorm) })
+	}
+	if v, panicked := oracle.Panics(func() { NewRope(8, 0, 10000, RopeNorm) }); panicked {
+		t.Errorf("NewRope(headDim 8, maxPos 0) panicked (%v): no positions is an empty table, not an error", v)
 	}
 }
 
@@ -58,4 +75,8 @@ func TestC5_2_RotateHeads(t *testing.T) {
 	}
 	var empty unit03.Mat
 	NewRope(4, 4, 10000, RopeNorm).RotateHeads(empty, 0) // no rows: nothing to do, no panic
+	r := NewRope(hd, 32, 10000, RopeNorm)
+	mustPanic(t, "RotateHeads of rows 40 wide with heads of 16", func() { r.RotateHeads(randMat(g, 2, 40), 0) })
+	mustPanic(t, "RotateHeads of rows 8 wide with heads of 16", func() { r.RotateHeads(randMat(g, 2, 8), 0) })
+	mustPanic(t, "RotateHeads of 5 rows from position 28 with a table of 32 positions", func() { r.RotateHeads(randMat(g, 5, hd), 28) })
 }

@@ -16,6 +16,8 @@ type Cache struct {
 
 // NewCache allocates a cache for layers layers of maxSeq positions, kvDim
 // floats per position and layer for the keys and as many for the values.
+// Sizes that are not positive are a programming error: it panics
+// (unit00.Check).
 func NewCache(layers, maxSeq, kvDim int) *Cache {
 	panic("TODO(7.1): write NewCache, see docs/unit07.md")
 }

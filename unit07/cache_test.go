@@ -2,7 +2,10 @@ package unit07
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
@@ -38,12 +41,16 @@ func TestC7_1_Cache(t *testing.T) {
 	}
 	// Advance and Past: views of rows 0 … Len−1, sharing the cache's memory.
 	c.Keys(1).Set(2, 3, 42)
+	c.Values(1).Set(3, 0, 43)
 	if err := c.Advance(4); err != nil || c.Len() != 4 {
 		t.Fatalf("Advance(4) on an empty cache of 10: %v, Len %d", err, c.Len())
 	}
 	k, v := c.Past(1)
-	if k.Rows != 4 || v.Rows != 4 || k.Cols != kvDim || k.At(2, 3) != 42 {
-		t.Fatalf("Past(1) after Advance(4): keys %d×%d with (2,3) = %v, values %d rows; want 4×%d views holding what was written", k.Rows, k.Cols, k.At(2, 3), v.Rows, kvDim)
+	if k.Rows != 4 || k.Cols != kvDim || k.At(2, 3) != 42 {
+		t.Fatalf("Past(1) after Advance(4): keys %d×%d with (2,3) = %v; want a 4×%d view holding what was written (42)", k.Rows, k.Cols, k.At(2, 3), kvDim)
+	}
+	if v.Rows != 4 || v.Cols != kvDim || v.At(3, 0) != 43 {
+		t.Fatalf("Past(1) after Advance(4): values %d×%d with (3,0) = %v; want a 4×%d view holding what was written (43)", v.Rows, v.Cols, v.At(3, 0), kvDim)
 	}
 	k.Set(0, 0, 7)
 	if c.Keys(1).At(0, 0) != 7 {
@@ -58,6 +65,25 @@ func TestC7_1_Cache(t *testing.T) {
 	if err := c.Advance(-1); !errors.Is(err, unit00.ErrInvalid) || c.Len() != 10 {
 		t.Errorf("Advance(-1): error %v, Len %d; want unit00.ErrInvalid and Len unchanged", err, c.Len())
 	}
+	// Sizes that are not positive are a programming error.
+	for _, bad := range [][3]int{{0, 10, 8}, {3, 0, 8}, {3, 10, 0}, {-1, 10, 8}, {3, -10, 8}, {3, 10, -8}} {
+		mustPanic(t, fmt.Sprintf("NewCache(%d, %d, %d)", bad[0], bad[1], bad[2]), func() { NewCache(bad[0], bad[1], bad[2]) })
+	}
+	// The smallest cache: one layer, one position, one float.
+	one := NewCache(1, 1, 1)
+	if one.Cap() != 1 || one.Bytes() != 8 || one.Len() != 0 {
+		t.Errorf("NewCache(1, 1, 1): Cap %d, Bytes %d, Len %d; want 1, 8, 0", one.Cap(), one.Bytes(), one.Len())
+	}
+	// On an empty cache: nothing to add is fine, a negative count or more
+	// than the capacity at once are errors that change nothing.
+	empty := NewCache(layers, maxSeq, kvDim)
+	require.NoError(t, empty.Advance(0), "Advance(0) on an empty cache")
+	require.ErrorIs(t, empty.Advance(-1), unit00.ErrInvalid, "Advance(-1) on an empty cache")
+	require.ErrorIs(t, empty.Advance(maxSeq+1), ErrContextFull, "Advance(%d) on an empty cache of %d", maxSeq+1, maxSeq)
+	if empty.Len() != 0 {
+		t.Errorf("Len() = %d after Advance(0) and two rejected calls on an empty cache, want 0", empty.Len())
+	}
+	require.NoError(t, empty.Advance(maxSeq), "Advance(%d) on an empty cache of %d: exactly full", maxSeq, maxSeq)
 	if !oracle.RaceEnabled {
 		if n := oracle.AllocsPerRun(50, func() { _, _ = c.Past(2); _ = c.Keys(0); _ = c.Advance(0) }); n != 0 {
 			t.Errorf("Past, Keys and Advance allocate %v times per call, want 0: the cache's memory is allocated once, in NewCache", n)

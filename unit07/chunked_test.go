@@ -52,4 +52,18 @@ func TestC7_3_PrefillChunked(t *testing.T) {
 	must(s.PrefillChunked(tokens[:20], 6))
 	got := must(s.PrefillChunked(tokens[20:], 8))
 	oracle.AssertClose(t, n.name+": two chunked prefills one after the other against Model.Forward", got, want, cachedTol)
+
+	// Chunks longer than a block's 64 rows, over a prompt holding the
+	// smallest and the largest token id, which are valid.
+	long := testTokens(72, 90, n.c.Vocab)
+	long[0], long[45], long[89] = 0, n.c.Vocab-1, 0
+	want = lastLogits(t, m, long)
+	for _, chunk := range []int{64, 65, 89, 90} {
+		s := NewSession(m)
+		got := must(s.PrefillChunked(long, chunk))
+		if s.Len() != len(long) {
+			t.Errorf("PrefillChunked of %d tokens in chunks of %d: Len() = %d", len(long), chunk, s.Len())
+		}
+		oracle.AssertClose(t, fmt.Sprintf("%s: PrefillChunked of %d tokens (ids 0 and Vocab−1 among them) in chunks of %d against Model.Forward", n.name, len(long), chunk), got, want, cachedTol)
+	}
 }

@@ -2,6 +2,7 @@ package unit07
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -109,4 +110,18 @@ func concat(a []int, b ...int) []int { return append(append([]int(nil), a...), b
 
 func describe(name string, c unit05.Config) string {
 	return fmt.Sprintf("%s (heads %d, kv heads %d, %d layers)", name, c.Heads, c.KVHeads, c.Layers)
+}
+
+// mustPanic checks that f panics through unit00.Check, whose message starts
+// "check failed at": a panic from further down (an index out of range, a
+// negative make) means the arguments were never checked.
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	v, panicked := oracle.Panics(f)
+	switch {
+	case !panicked:
+		t.Errorf("%s did not panic: sizes that do not fit are a programming error, panic through unit00.Check", what)
+	case !strings.HasPrefix(fmt.Sprint(v), "check failed at "):
+		t.Errorf("%s panicked with %q, not through unit00.Check: check the arguments with unit00.Check before using them", what, v)
+	}
 }

@@ -48,7 +48,8 @@ func (s *Session) Step(token int) ([]float32, error) {
 // Prefill (up to float32 rounding), with passes short enough for a server
 // to run other sequences' decode steps between them (unit13). An error in
 // any piece (a token outside the vocabulary, a full context) is reported
-// before anything is processed, and the session is then unchanged.
+// before anything is processed, and the session is then unchanged. No
+// tokens, or a chunk below 1, is an error wrapping unit00.ErrInvalid.
 func (s *Session) PrefillChunked(tokens []int, chunk int) ([]float32, error) {
 	panic("TODO(7.3): write Session.PrefillChunked, see docs/unit07.md")
 }

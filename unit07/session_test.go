@@ -46,3 +46,35 @@ func TestC7_2_Step(t *testing.T) {
 		}
 	}
 }
+
+// TestC7_2_LongPrefill runs prefills longer than the 64 rows Model.Block
+// computes at once, from an empty cache and after 10 cached positions: the
+// logits against Model.Forward over everything so far. Once the session has
+// run, a prefill allocates nothing.
+func TestC7_2_LongPrefill(t *testing.T) {
+	must := mustFor(t)
+	for i, n := range []int{1, 3} {
+		c := configs[n]
+		m := newModel(t, c.c, uint64(45+i), nil)
+		tokens := testTokens(uint64(47+i), 90, c.c.Vocab)
+		s := NewSession(m)
+		got := must(s.Prefill(tokens))
+		oracle.AssertClose(t, fmt.Sprintf("%s: Prefill of 90 tokens into an empty cache: logits against Model.Forward's", describe(c.name, c.c)), got, lastLogits(t, m, tokens), cachedTol)
+		s.Reset()
+		must(s.Prefill(tokens[:10]))
+		got = must(s.Prefill(tokens[10:]))
+		if s.Len() != 90 {
+			t.Errorf("%s: Len() = %d after prefills of 10 and 80 tokens, want 90", c.name, s.Len())
+		}
+		oracle.AssertClose(t, fmt.Sprintf("%s: Prefill of 80 tokens at position 10: logits against Model.Forward over all 90", describe(c.name, c.c)), got, lastLogits(t, m, tokens), cachedTol)
+		if oracle.RaceEnabled {
+			continue // allocation counts are meaningless under the race detector
+		}
+		if a := oracle.AllocsPerRun(3, func() {
+			_ = s.Truncate(10)
+			_, _ = s.Prefill(tokens[10:])
+		}); a != 0 {
+			t.Errorf("%s: a prefill of 80 tokens allocates %v times, want 0: the session's buffers are allocated once, by NewSession", c.name, a)
+		}
+	}
+}
