@@ -66,6 +66,7 @@ func TestC2_5_Sum(t *testing.T) {
 func TestC2_5_MaxMeanArgmax(t *testing.T) {
 	nan := float32(math.NaN())
 	negZero := float32(math.Copysign(0, -1))
+	posInf := float32(math.Inf(1))
 	tests := []struct {
 		x      []float32
 		max    float32
@@ -79,6 +80,10 @@ func TestC2_5_MaxMeanArgmax(t *testing.T) {
 		{[]float32{nan, nan}, nan, -1},         // nothing to choose
 		{[]float32{}, negInf, -1},              //
 		{[]float32{negZero, 0}, 0, 0},          // −0 and +0 are equal: the first wins
+		{[]float32{nan, 2, 1}, nan, 1},         // a NaN first: Argmax starts at the first number
+		{[]float32{1, 3, nan}, nan, 1},         // a NaN last still makes Max NaN
+		{[]float32{-5}, -5, 0},                 // one element
+		{[]float32{1, posInf, 2}, posInf, 1},   //
 	}
 	for _, tc := range tests {
 		if got := Max(tc.x); got != tc.max && !(tc.max != tc.max && got != got) {
@@ -104,7 +109,7 @@ func TestC2_5_ParallelSum(t *testing.T) {
 	x := oracle.NewRand(53).Normal(1<<20+7, 1, 1)
 	exact := oracle.Sum(x)
 	first := ParallelSum(x, 3)
-	for _, w := range []int{0, 1, 2, 3, 4, 7, 64} {
+	for _, w := range []int{-1, 0, 1, 2, 3, 4, 7, 64} {
 		got := ParallelSum(x, w)
 		if math.Abs(float64(got)-exact) > sumBound(x) {
 			t.Errorf("ParallelSum(2^20+7 values, %d workers) = %v, exact %v: error exceeds %.3g", w, got, exact, sumBound(x))
