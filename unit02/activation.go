@@ -19,7 +19,8 @@ func SwiGLU(dst, gate, up []float32) {
 // GELU sets dst[i] = x·Φ(x), Φ the standard normal CDF, in its exact erf
 // form. It computes 0.5·x·erfc(−x/√2) in float64: the same function as
 // 0.5·x·(1 + erf(x/√2)), but without the cancellation that makes 1 + erf
-// round to 0 for large negative x. dst may be x.
+// round to 0 for large negative x. dst may be x. It panics (unit00.Check)
+// if the lengths differ.
 func GELU(dst, x []float32) {
 	panic("TODO(2.2): write GELU, see docs/unit02.md")
 }
@@ -27,7 +28,8 @@ func GELU(dst, x []float32) {
 // GELUTanh sets dst[i] to the tanh approximation of GELU,
 // 0.5·x·(1 + tanh(u)) with u = √(2/π)·(x + 0.044715·x³). Since
 // 1 + tanh(u) = 2·σ(2u), it computes x·σ(2u), which does not cancel for
-// large negative x. dst may be x.
+// large negative x. dst may be x. It panics (unit00.Check) if the lengths
+// differ.
 func GELUTanh(dst, x []float32) {
 	panic("TODO(2.2): write GELUTanh, see docs/unit02.md")
 }

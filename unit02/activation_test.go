@@ -90,3 +90,24 @@ func TestC2_2_SwiGLU(t *testing.T) {
 		t.Errorf("SwiGLU with slices of different lengths did not panic")
 	}
 }
+
+func TestC2_2_LengthChecks(t *testing.T) {
+	// dst shorter or longer than the input: a loop over dst runs happily
+	// over a longer x, so each case must be caught by the check itself.
+	for _, act := range []struct {
+		name string
+		f    func(dst, x []float32)
+	}{{"SiLU", SiLU}, {"GELU", GELU}, {"GELUTanh", GELUTanh}} {
+		for _, n := range [][2]int{{3, 4}, {4, 3}, {0, 1}, {1, 0}, {16, 17}, {17, 16}} {
+			mustCheckPanic(t, fmt.Sprintf("%s(dst of %d, x of %d)", act.name, n[0], n[1]), func() { act.f(make([]float32, n[0]), make([]float32, n[1])) })
+		}
+		if _, panicked := oracle.Panics(func() { act.f(nil, nil) }); panicked {
+			t.Errorf("%s of empty slices panicked: empty is a valid length", act.name)
+		}
+	}
+	for _, n := range [][3]int{{3, 4, 3}, {3, 3, 4}, {4, 3, 3}, {3, 2, 3}, {3, 3, 2}, {16, 16, 17}, {16, 17, 16}, {17, 16, 16}} {
+		mustCheckPanic(t, fmt.Sprintf("SwiGLU(dst of %d, gate of %d, up of %d)", n[0], n[1], n[2]), func() {
+			SwiGLU(make([]float32, n[0]), make([]float32, n[1]), make([]float32, n[2]))
+		})
+	}
+}

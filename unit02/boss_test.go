@@ -2,7 +2,6 @@ package unit02
 
 import (
 	"fmt"
-	"math"
 	"testing"
 	"time"
 
@@ -62,7 +61,7 @@ func TestBoss2_AccurateAndFast(t *testing.T) {
 				w := oracle.NewRand(7).Uniform(n, 0.5, 1.5)
 				RMSNormRow(dst, x, w, 1e-6)
 				oracle.AssertClose(t, what("RMSNormRow"), dst, oracle.RMSNorm(oracle.Float64s(x), oracle.Float64s(w), 1e-6), normTol)
-				if got, exact := Sum(x), oracle.Sum(x); math.Abs(float64(got)-exact) > sumBound(x) {
+				if got, exact := Sum(x), oracle.Sum(x); beyond(float64(got), exact, sumBound(x)) {
 					t.Errorf("%s = %v, exact %v: error beyond %.3g", what("Sum"), got, exact, sumBound(x))
 				}
 			}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit01"
@@ -217,4 +220,136 @@ func TestC2_1_Slices(t *testing.T) {
 	if _, panicked := oracle.Panics(func() { AddSlices(make([]float32, 3), make([]float32, 3), make([]float32, 2)) }); !panicked {
 		t.Errorf("AddSlices with slices of different lengths did not panic")
 	}
+}
+
+func TestC2_1_SliceChecks(t *testing.T) {
+	// Each slice too long or too short on its own: a check of one length
+	// against another is not enough, and a loop over dst runs happily over
+	// a longer a or b.
+	for _, f := range []struct {
+		name string
+		f    func(dst, a, b []float32)
+	}{{"AddSlices", AddSlices}, {"MulSlices", MulSlices}} {
+		for _, n := range [][3]int{{3, 4, 3}, {3, 3, 4}, {4, 3, 3}, {3, 2, 3}, {3, 3, 2}, {2, 3, 3}, {0, 1, 0}, {0, 0, 1}} {
+			what := fmt.Sprintf("%s(dst of %d, a of %d, b of %d)", f.name, n[0], n[1], n[2])
+			mustCheckPanic(t, what, func() { f.f(make([]float32, n[0]), make([]float32, n[1]), make([]float32, n[2])) })
+		}
+		if _, panicked := oracle.Panics(func() { f.f(nil, nil, nil) }); panicked {
+			t.Errorf("%s of three empty slices panicked: empty is a valid length", f.name)
+		}
+	}
+}
+
+func TestC2_1_BinaryChecks(t *testing.T) {
+	f32 := func(dims ...int) unit01.Tensor { return tensorOf(t, counting(oracle.Numel(dims)), dims...) }
+	f16 := func(dims ...int) unit01.Tensor {
+		h, err := unit01.Zeros(unit01.F16, unit01.MustShape(dims...))
+		require.NoError(t, err)
+		return h
+	}
+	for _, c := range []struct {
+		name      string
+		dst, a, b unit01.Tensor
+		want      error
+	}{
+		{"an F16 destination", f16(2, 3), f32(2, 3), f32(2, 3), unit00.ErrUnsupported},
+		{"an F16 first operand", f32(2, 3), f16(2, 3), f32(2, 3), unit00.ErrUnsupported},
+		{"an F16 second operand", f32(2, 3), f32(2, 3), f16(2, 3), unit00.ErrUnsupported},
+		{"operands [2 3] and [2] that do not broadcast", f32(2, 3), f32(2, 3), f32(2), unit00.ErrInvalid},
+		{"a [6] destination for [2 3] operands", f32(6), f32(2, 3), f32(3), unit00.ErrInvalid},
+		{"a [1 2 3] destination for [2 3] operands", f32(1, 2, 3), f32(2, 3), f32(3), unit00.ErrInvalid},
+		{"a [2 1] destination for [2 3] operands", f32(2, 1), f32(2, 3), f32(2, 1), unit00.ErrInvalid},
+	} {
+		before := append([]float32(nil), c.dst.Storage().Float32s()...)
+		what := "BinaryInto with " + c.name
+		err := noPanic(t, what, func() error { return BinaryInto(Add, c.dst, c.a, c.b) })
+		require.ErrorIs(t, err, c.want, what)
+		if c.dst.DType() == unit01.F32 {
+			require.Empty(t, cmp.Diff(before, c.dst.F32()), "BinaryInto with %s returned an error but wrote into dst (-before +after)", c.name)
+		}
+	}
+	// Zero-sized operands are valid: an empty result, on both paths.
+	for _, p := range [][2]operand{{contiguous(0, 3), contiguous(3)}, {transposed(3, 0), contiguous(1, 3)}} {
+		var got unit01.Tensor
+		what := fmt.Sprintf("Binary(Mul, %s, %s)", p[0].name, p[1].name)
+		err := noPanic(t, what, func() (err error) { got, err = Binary(Mul, p[0].make(t), p[1].make(t)); return err })
+		require.NoError(t, err, what)
+		if want := unit01.MustShape(0, 3); !got.Shape().Equal(want) {
+			t.Errorf("Binary(Mul, %s, %s) has shape %v, want %v", p[0].name, p[1].name, got.Shape(), want)
+		}
+	}
+}
+
+// TestC2_1_BinaryRandom checks Binary and BinaryInto on random
+// configurations: random ranks and extents, operands broadcast along random
+// axes (extent 1 or a missing leading axis), built as permuted or sliced views
+// of larger tensors, and destinations that are permuted views themselves.
+func TestC2_1_BinaryRandom(t *testing.T) {
+	g := oracle.NewRand(25)
+	for trial := 0; trial < 300; trial++ {
+		rank := 1 + g.Intn(4)
+		dims := make([]int, rank)
+		for i := range dims {
+			dims[i] = 1 + g.Intn(5)
+		}
+		a, b := randomOperand(t, g, dims), randomOperand(t, g, dims)
+		op := Op(g.Intn(4))
+		name := fmt.Sprintf("trial %d: %v(%s, %s)", trial, op, a.name, b.name)
+		at, bt := a.make(t), b.make(t)
+		shape, err := BroadcastShape(at.Shape(), bt.Shape())
+		require.NoError(t, err, name)
+		want := binaryOracle(op, at, bt, shape)
+		var got unit01.Tensor
+		err = noPanic(t, "Binary "+name, func() (err error) { got, err = Binary(op, at, bt); return err })
+		require.NoError(t, err, name)
+		oracle.AssertCloseShape(t, "Binary "+name, got.F32(), want, dimsOf(shape), oracle.Tol{Rtol: eps32})
+
+		// Into a destination whose axes are stored in reverse order.
+		rev := dimsOf(shape)
+		for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+			rev[i], rev[j] = rev[j], rev[i]
+		}
+		perm := make([]int, len(rev))
+		for i := range perm {
+			perm[i] = len(rev) - 1 - i
+		}
+		dst, err := tensorOf(t, make([]float32, oracle.Numel(rev)), rev...).Permute(perm...)
+		require.NoError(t, err)
+		require.NoError(t, noPanic(t, "BinaryInto "+name, func() error { return BinaryInto(op, dst, at, bt) }), name)
+		oracle.AssertCloseShape(t, "BinaryInto a permuted destination, "+name, float32sOf(valuesOf(dst)), want, dimsOf(shape), oracle.Tol{Rtol: eps32})
+	}
+}
+
+// randomOperand returns an operand that broadcasts to dims: some leading
+// axes dropped, some extents set to 1, stored contiguously, permuted or as a
+// slice of a larger tensor.
+func randomOperand(t *testing.T, g *oracle.Rand, dims []int) operand {
+	d := append([]int(nil), dims[g.Intn(len(dims)+1):]...)
+	for i := range d {
+		if g.Intn(3) == 0 {
+			d[i] = 1
+		}
+	}
+	switch kind := g.Intn(3); {
+	case kind == 1 && len(d) >= 2: // stored with the axes reversed
+		return operand{fmt.Sprintf("permuted %v", d), func(t *testing.T) unit01.Tensor {
+			rev, perm := make([]int, len(d)), make([]int, len(d))
+			for i := range d {
+				rev[i], perm[i] = d[len(d)-1-i], len(d)-1-i
+			}
+			v, err := tensorOf(t, counting(oracle.Numel(rev)), rev...).Permute(perm...)
+			require.NoError(t, err)
+			return v
+		}}
+	case kind == 2 && len(d) >= 1: // the middle of a longer axis
+		ax := g.Intn(len(d))
+		return operand{fmt.Sprintf("%v sliced from axis %d", d, ax), func(t *testing.T) unit01.Tensor {
+			big := append([]int(nil), d...)
+			big[ax] += 3
+			v, err := tensorOf(t, counting(oracle.Numel(big)), big...).Slice(ax, 2, 2+d[ax])
+			require.NoError(t, err)
+			return v
+		}}
+	}
+	return contiguous(d...)
 }

@@ -2,8 +2,10 @@ package unit02
 
 import (
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit01"
 )
@@ -79,4 +81,33 @@ func allFinite(x []float32) (int, bool) {
 		}
 	}
 	return -1, true
+}
+
+// mustCheckPanic runs f, which breaks a documented precondition, and fails
+// unless it panics through unit00.Check. A runtime error (an index out of
+// range) does not count: it means the arguments were not checked before use,
+// and a call whose bad slice happens to be the longer one would run on and
+// silently compute the wrong thing. It reports whether f panicked.
+func mustCheckPanic(t *testing.T, what string, f func()) bool {
+	t.Helper()
+	v, panicked := oracle.Panics(f)
+	switch s, _ := v.(string); {
+	case !panicked:
+		t.Errorf("%s did not panic: check every argument with unit00.Check before touching the data", what)
+	case !strings.HasPrefix(s, "check failed"):
+		t.Errorf("%s panicked with %v, want a panic from unit00.Check: check every length first, do not rely on an index going out of range", what, v)
+	}
+	return panicked
+}
+
+// noPanic runs f, which returns an error, and turns a panic into a test
+// failure that names the call: bad input must come back as an error, and a
+// valid call must not panic.
+func noPanic(t *testing.T, what string, f func() error) error {
+	t.Helper()
+	var err error
+	if v, panicked := oracle.Panics(func() { err = f() }); panicked {
+		t.Fatalf("%s panicked: %v", what, v)
+	}
+	return err
 }

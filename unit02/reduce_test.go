@@ -14,6 +14,12 @@ func sumBound(x []float32) float64 {
 	return (64 + math.Log2(float64(len(x))+1)) * eps32 * oracle.SumAbs(x)
 }
 
+// beyond reports whether got is further than bound from want, or NaN: a
+// plain |got − want| > bound is false for a NaN and would let it pass.
+func beyond(got, want, bound float64) bool {
+	return !(math.Abs(got-want) <= bound)
+}
+
 // hardSum is an input on which left-to-right float32 summation fails: one
 // large value first, then a million values each below half its ulp, every
 // one of which a running float32 total rounds away.
@@ -48,7 +54,7 @@ func TestC2_5_Sum(t *testing.T) {
 		t.Fatalf("the test's own premise failed: naive summation (%v) met the bound", naive)
 	}
 	t.Logf("naive left-to-right sum: %v, exact %.4f, error %.3g against a bound of %.3g", naive, exact, math.Abs(float64(naive)-exact), bound)
-	if got := Sum(x); math.Abs(float64(got)-exact) > bound {
+	if got := Sum(x); beyond(float64(got), exact, bound) {
 		t.Errorf("Sum(1e4 then 2^20 × 1e-4) = %v, exact %.4f: error %.3g exceeds the bound %.3g; "+
 			"adding left to right loses every small term (pairwise or compensated summation keeps them)", got, exact, math.Abs(float64(got)-exact), bound)
 	}
@@ -56,7 +62,7 @@ func TestC2_5_Sum(t *testing.T) {
 	for _, n := range append(lengths, 0, 1<<16+3) {
 		for _, x := range [][]float32{g.Normal(n, 0, 1), g.Uniform(n, 0, 1e6), g.Normal(n, 0, 1e30), mixedScales(g, n)} {
 			exact := oracle.Sum(x)
-			if got := Sum(x); math.Abs(float64(got)-exact) > sumBound(x) {
+			if got := Sum(x); beyond(float64(got), exact, sumBound(x)) {
 				t.Errorf("Sum of %d values = %v, exact %v: error %.3g exceeds %.3g", n, got, exact, math.Abs(float64(got)-exact), sumBound(x))
 			}
 		}
@@ -66,6 +72,7 @@ func TestC2_5_Sum(t *testing.T) {
 func TestC2_5_MaxMeanArgmax(t *testing.T) {
 	nan := float32(math.NaN())
 	negZero := float32(math.Copysign(0, -1))
+	posInf := float32(math.Inf(1))
 	tests := []struct {
 		x      []float32
 		max    float32
@@ -79,6 +86,10 @@ func TestC2_5_MaxMeanArgmax(t *testing.T) {
 		{[]float32{nan, nan}, nan, -1},         // nothing to choose
 		{[]float32{}, negInf, -1},              //
 		{[]float32{negZero, 0}, 0, 0},          // −0 and +0 are equal: the first wins
+		{[]float32{nan, 2, 1}, nan, 1},         // a NaN first: Argmax starts at the first number
+		{[]float32{1, 3, nan}, nan, 1},         // a NaN last still makes Max NaN
+		{[]float32{-5}, -5, 0},                 // one element
+		{[]float32{1, posInf, 2}, posInf, 1},   //
 	}
 	for _, tc := range tests {
 		if got := Max(tc.x); got != tc.max && !(tc.max != tc.max && got != got) {
@@ -91,7 +102,7 @@ func TestC2_5_MaxMeanArgmax(t *testing.T) {
 	g := oracle.NewRand(52)
 	for _, n := range lengths {
 		x := g.Normal(n, 5, 2)
-		if got, want := float64(Mean(x)), oracle.Sum(x)/float64(n); math.Abs(got-want) > sumBound(x)/float64(n)+eps32*math.Abs(want) {
+		if got, want := float64(Mean(x)), oracle.Sum(x)/float64(n); beyond(got, want, sumBound(x)/float64(n)+eps32*math.Abs(want)) {
 			t.Errorf("Mean of %d values = %v, want %v", n, got, want)
 		}
 	}
@@ -104,9 +115,9 @@ func TestC2_5_ParallelSum(t *testing.T) {
 	x := oracle.NewRand(53).Normal(1<<20+7, 1, 1)
 	exact := oracle.Sum(x)
 	first := ParallelSum(x, 3)
-	for _, w := range []int{0, 1, 2, 3, 4, 7, 64} {
+	for _, w := range []int{-1, 0, 1, 2, 3, 4, 7, 64} {
 		got := ParallelSum(x, w)
-		if math.Abs(float64(got)-exact) > sumBound(x) {
+		if beyond(float64(got), exact, sumBound(x)) {
 			t.Errorf("ParallelSum(2^20+7 values, %d workers) = %v, exact %v: error exceeds %.3g", w, got, exact, sumBound(x))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit01"
 )
@@ -79,7 +81,7 @@ func TestC2_4_Softmax(t *testing.T) {
 					SoftmaxRow(dst, x, temp, nil)
 					want := oracle.Softmax(oracle.Float64s(x), float64(temp), nil)
 					oracle.AssertClose(t, what, dst, want, softmaxTol(x, temp))
-					if s := oracle.Sum(dst); math.Abs(s-1) > softmaxTol(x, temp).Rtol {
+					if s := oracle.Sum(dst); beyond(s, 1, softmaxTol(x, temp).Rtol) {
 						t.Errorf("%s sums to %.9f, want 1", what, s)
 					}
 				}
@@ -144,7 +146,7 @@ func TestC2_4_LogSoftmax(t *testing.T) {
 	LogSoftmaxRow(dst, x, 1, nil)
 	oracle.AssertClose(t, "LogSoftmaxRow([0 -200 -1000])", dst, []float64{0, -200, -1000}, oracle.Tol{Rtol: 4 * eps32})
 	LogSoftmaxRow(x, x, 1, causalMask(3, 1)) // in place with a mask
-	if x[0] != 0 || math.Abs(float64(x[1])+200) > 1e-4 || !math.IsInf(float64(x[2]), -1) {
+	if x[0] != 0 || beyond(float64(x[1]), -200, 1e-4) || !math.IsInf(float64(x[2]), -1) {
 		t.Errorf("LogSoftmaxRow in place with a mask = %v, want [0 -200 -Inf]", x)
 	}
 	all := []float32{negInf, negInf}
@@ -164,5 +166,105 @@ func TestC2_4_SoftmaxTensor(t *testing.T) {
 		row := x.F32()[r*33 : (r+1)*33]
 		oracle.AssertClose(t, fmt.Sprintf("Softmax row %d", r), dst.F32()[r*33:(r+1)*33],
 			oracle.Softmax(oracle.Float64s(row), 1, nil), softmaxTol(row, 1))
+	}
+}
+
+func TestC2_4_SoftmaxChecks(t *testing.T) {
+	for _, f := range []struct {
+		name string
+		f    func(dst, x []float32, temp float32, mask []float32)
+	}{{"SoftmaxRow", SoftmaxRow}, {"LogSoftmaxRow", LogSoftmaxRow}} {
+		for _, c := range []struct {
+			what         string
+			ndst, nx, nm int // nm < 0: no mask
+			temp         float32
+		}{
+			{"dst shorter than x", 3, 4, -1, 1},
+			{"dst longer than x", 5, 4, -1, 1},
+			{"a mask shorter than x", 4, 4, 3, 1},
+			{"a mask longer than x", 4, 4, 5, 1},
+			{"temperature 0", 4, 4, -1, 0},
+			{"a negative temperature", 4, 4, -1, -0.5},
+			{"a negative temperature and a mask", 4, 4, 4, -2},
+		} {
+			dst := []float32{7, 7, 7, 7, 7}[:c.ndst]
+			var mask []float32
+			if c.nm >= 0 {
+				mask = make([]float32, c.nm)
+			}
+			what := fmt.Sprintf("%s with %s", f.name, c.what)
+			if !mustCheckPanic(t, what, func() { f.f(dst, oracle.NewRand(46).Normal(c.nx, 0, 1), c.temp, mask) }) {
+				continue
+			}
+			for i, v := range dst {
+				if v != 7 {
+					t.Errorf("%s wrote %v into dst[%d] before it panicked: check the arguments first", what, v, i)
+					break
+				}
+			}
+		}
+		if _, panicked := oracle.Panics(func() { f.f(nil, nil, 1, nil) }); panicked {
+			t.Errorf("%s of an empty row panicked: there is nothing to do", f.name)
+		}
+	}
+}
+
+// TestC2_4_MaskAndTemperature combines a temperature other than 1 with a
+// mask, at every length: the mask is added after the division by the
+// temperature, z = x/temp + mask, and it may hold finite penalties besides
+// 0 and −Inf.
+func TestC2_4_MaskAndTemperature(t *testing.T) {
+	g := oracle.NewRand(47)
+	eachSIMD(t, func(t *testing.T) {
+		for _, n := range lengths {
+			x := g.Normal(n, 0, 4)
+			mask := make([]float32, n)
+			for i := range mask {
+				switch g.Intn(4) {
+				case 0:
+					mask[i] = negInf
+				case 1:
+					mask[i] = -float32(g.Intn(8)) * 0.75
+				}
+			}
+			mask[g.Intn(n)] = 0 // at least one position stays visible
+			for _, temp := range []float32{0.7, 3} {
+				z := make([]float32, n)
+				for i := range z {
+					z[i] = x[i]/temp + mask[i]
+				}
+				want := oracle.Softmax(oracle.Float64s(x), float64(temp), oracle.Float64s(mask))
+				wantLog := oracle.LogSoftmax(oracle.Float64s(x), float64(temp), oracle.Float64s(mask))
+				what := fmt.Sprintf("(n=%d, temp %g, a mask with −Inf and finite penalties)", n, temp)
+				dst := make([]float32, n)
+				SoftmaxRow(dst, x, temp, mask)
+				oracle.AssertClose(t, "SoftmaxRow"+what, dst, want, softmaxTol(z, 1))
+				LogSoftmaxRow(dst, x, temp, mask)
+				oracle.AssertClose(t, "LogSoftmaxRow"+what, dst, wantLog, logSoftmaxTol(z, 1))
+				in := append([]float32(nil), x...)
+				SoftmaxRow(in, in, temp, mask)
+				oracle.AssertClose(t, "SoftmaxRow in place"+what, in, want, softmaxTol(z, 1))
+				in = append(in[:0], x...)
+				LogSoftmaxRow(in, in, temp, mask)
+				oracle.AssertClose(t, "LogSoftmaxRow in place"+what, in, wantLog, logSoftmaxTol(z, 1))
+			}
+		}
+	})
+}
+
+func TestC2_4_SoftmaxTensorChecks(t *testing.T) {
+	checkRowsErrors(t, "Softmax", Softmax)
+	for _, dims := range [][]int{{3, 0}, {0, 4}, {0}} {
+		z := tensorOf(t, nil, dims...)
+		what := fmt.Sprintf("Softmax of an empty %v tensor", dims)
+		require.NoError(t, noPanic(t, what, func() error { return Softmax(z, z) }), what)
+	}
+	// Many short rows, in place: each row is its own distribution.
+	x := oracle.NewRand(48).Normal(9*5, 0, 3)
+	xt := tensorOf(t, append([]float32(nil), x...), 9, 5)
+	require.NoError(t, Softmax(xt, xt))
+	for r := 0; r < 9; r++ {
+		row := x[r*5 : (r+1)*5]
+		oracle.AssertClose(t, fmt.Sprintf("Softmax in place, row %d of [9 5]", r), xt.F32()[r*5:(r+1)*5], oracle.Softmax(oracle.Float64s(row), 1, nil), softmaxTol(row, 1))
 	}
 }

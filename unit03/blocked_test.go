@@ -31,3 +31,27 @@ func TestC3_2_MatMulBlocked(t *testing.T) {
 		}
 	}
 }
+
+func TestC3_2_ProductChecks(t *testing.T) {
+	checkProductPanics(t, product{"MatMulIKJ", false, MatMulIKJ}, product{"MatMulBlocked", false, MatMulBlocked})
+}
+
+// TestC3_2_Views multiplies blocks of larger matrices, across the block
+// sizes, and products with a zero extent.
+func TestC3_2_Views(t *testing.T) {
+	g := oracle.NewRand(29)
+	for _, p := range []product{{"MatMulIKJ", false, MatMulIKJ}, {"MatMulBlocked", false, MatMulBlocked}} {
+		for _, s := range []shape{{1, 1, 1}, {7, 11, 13}, {33, 65, 513}, {150, 130, 257}} {
+			c, a, b, parent := blockOperands(g, s, false)
+			what := fmt.Sprintf("%s %v on blocks of larger matrices", p.name, s)
+			p.f(c, a, b)
+			checkC(t, what, c, a, b, false)
+			checkParent(t, what, c, parent)
+		}
+		for _, s := range emptyShapes {
+			c, a, b := operands(g, s, false, true)
+			p.f(c, a, b)
+			checkC(t, fmt.Sprintf("%s %v", p.name, s), c, a, b, false)
+		}
+	}
+}

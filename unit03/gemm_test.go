@@ -75,3 +75,66 @@ func TestC3_4_MatMul(t *testing.T) {
 		}
 	}
 }
+
+func TestC3_4_ProductChecks(t *testing.T) {
+	p := NewPool(2)
+	defer p.Close()
+	for _, k := range Kernels() {
+		checkProductPanics(t,
+			product{fmt.Sprintf("MatMul (kernel %v)", k), false, func(c, a, b Mat) { MatMul(nil, k, c, a, b) }},
+			product{fmt.Sprintf("MatMulT (kernel %v)", k), true, func(c, a, b Mat) { MatMulT(nil, k, c, a, b) }},
+			product{fmt.Sprintf("MatMul (kernel %v, 2 threads)", k), false, func(c, a, b Mat) { MatMul(p, k, c, a, b) }},
+			product{fmt.Sprintf("MatMulT (kernel %v, 2 threads)", k), true, func(c, a, b Mat) { MatMulT(p, k, c, a, b) }},
+		)
+	}
+	// A kernel this CPU or build lacks (with -tags purego: both assembly
+	// kernels) must be refused, not run.
+	have := map[Kernel]bool{}
+	for _, k := range Kernels() {
+		have[k] = true
+	}
+	for _, k := range []Kernel{KernelAVX2, KernelAVX512} {
+		if have[k] {
+			continue
+		}
+		c, a, b := NewMat(8, 40), NewMat(8, 16), NewMat(16, 40)
+		mustCheckPanic(t, fmt.Sprintf("MatMul with kernel %v, which Kernels() does not list", k), func() { MatMul(nil, k, c, a, b) })
+		mustCheckPanic(t, fmt.Sprintf("MatMulT with kernel %v, which Kernels() does not list", k), func() { MatMulT(p, k, c, a, NewMat(40, 16)) })
+	}
+}
+
+// TestC3_4_Views runs every kernel on blocks of larger matrices (an offset,
+// a stride above the width, data that ends exactly at the last element: the
+// micro-kernels' full tiles must not read or write past it), both layouts,
+// on one and two threads, and on products with a zero extent.
+func TestC3_4_Views(t *testing.T) {
+	g := oracle.NewRand(27)
+	p := NewPool(2)
+	defer p.Close()
+	for _, k := range Kernels() {
+		for _, transB := range []bool{false, true} {
+			for _, pool := range []*Pool{nil, p} {
+				name := fmt.Sprintf("kernel %v (B transposed %v, %d threads)", k, transB, pool.Threads())
+				mul := func(c, a, b Mat) {
+					if transB {
+						MatMulT(pool, k, c, a, b)
+					} else {
+						MatMul(pool, k, c, a, b)
+					}
+				}
+				for _, s := range []shape{{12, 32, 16}, {24, 64, 513}, {37, 45, 29}, {300, 2, 9}} {
+					c, a, b, parent := blockOperands(g, s, transB)
+					what := fmt.Sprintf("MatMul %v on blocks of larger matrices, %s", s, name)
+					mul(c, a, b)
+					checkC(t, what, c, a, b, transB)
+					checkParent(t, what, c, parent)
+				}
+				for _, s := range emptyShapes {
+					c, a, b := operands(g, s, transB, true)
+					mul(c, a, b)
+					checkC(t, fmt.Sprintf("MatMul %v, %s", s, name), c, a, b, transB)
+				}
+			}
+		}
+	}
+}

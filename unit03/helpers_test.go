@@ -2,6 +2,7 @@ package unit03
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -80,4 +81,109 @@ func checkC(t *testing.T, what string, c, a, b Mat, transB bool) {
 		}
 	}
 	oracle.AssertBound(t, what, got, want, bound, []int{m, n})
+}
+
+// mustCheckPanic runs f, which breaks a documented precondition, and fails
+// unless it panics through unit00.Check. A runtime error (an index out of
+// range) does not count: it means the arguments were not checked before use,
+// and a call whose bad operand happens not to be indexed out of range would
+// run on and silently compute the wrong thing.
+func mustCheckPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	v, panicked := oracle.Panics(f)
+	switch s, _ := v.(string); {
+	case !panicked:
+		t.Errorf("%s did not panic: check every operand with unit00.Check before computing (for products, the given checkProduct does)", what)
+	case !strings.HasPrefix(s, "check failed"):
+		t.Errorf("%s panicked with %v, want a panic from unit00.Check: check the operands first, do not rely on an index going out of range", what, v)
+	}
+}
+
+// product is one of the unit's matrix products, C = A·B or, when transB,
+// C = A·Bᵀ with B given as its N×K transpose.
+type product struct {
+	name   string
+	transB bool
+	f      func(c, a, b Mat)
+}
+
+// checkProductPanics hands each product operands that do not fit, one fault
+// at a time, and wants a panic through unit00.Check for each: every shape
+// relation checked on its own, and every matrix's data and stride.
+func checkProductPanics(t *testing.T, ps ...product) {
+	t.Helper()
+	short := func(m Mat) Mat { m.Data = m.Data[:len(m.Data)-1]; return m }
+	narrow := func(m Mat) Mat { m.Stride--; return m }
+	for _, p := range ps {
+		// A is 2×3 and B 3×5 (or 5×3 transposed), so C is 2×5.
+		bmat := func(k, n int) Mat {
+			if p.transB {
+				return NewMat(n, k)
+			}
+			return NewMat(k, n)
+		}
+		for _, c := range []struct {
+			what    string
+			c, a, b Mat
+		}{
+			{"a B of 4 rows for an A of 3 columns", NewMat(2, 5), NewMat(2, 3), bmat(4, 5)},
+			{"a B of 2 rows for an A of 3 columns", NewMat(2, 5), NewMat(2, 3), bmat(2, 5)},
+			{"a C of 3 rows for an A of 2", NewMat(3, 5), NewMat(2, 3), bmat(3, 5)},
+			{"a C of 1 row for an A of 2", NewMat(1, 5), NewMat(2, 3), bmat(3, 5)},
+			{"a C of 4 columns for a B of 5", NewMat(2, 4), NewMat(2, 3), bmat(3, 5)},
+			{"a C of 6 columns for a B of 5", NewMat(2, 6), NewMat(2, 3), bmat(3, 5)},
+			{"A's data one float short of its shape", NewMat(2, 5), short(NewMat(2, 3)), bmat(3, 5)},
+			{"B's data one float short of its shape", NewMat(2, 5), NewMat(2, 3), short(bmat(3, 5))},
+			{"C's data one float short of its shape", short(NewMat(2, 5)), NewMat(2, 3), bmat(3, 5)},
+			{"A's stride below its width", NewMat(2, 5), narrow(NewMat(2, 3)), bmat(3, 5)},
+			{"C's stride below its width", narrow(NewMat(2, 5)), NewMat(2, 3), bmat(3, 5)},
+		} {
+			mustCheckPanic(t, fmt.Sprintf("%s with %s (C %v, A %v, B %v)", p.name, c.what, c.c, c.a, c.b), func() { p.f(c.c, c.a, c.b) })
+		}
+	}
+}
+
+// emptyShapes are products with a zero extent: C has no elements, or the
+// sum over K is empty and C must be all zeros.
+var emptyShapes = []shape{{0, 5, 3}, {4, 0, 3}, {0, 0, 0}, {3, 4, 0}, {0, 3, 0}}
+
+// blockOperands returns A, B (K×N, or N×K when transB) and C as blocks in the
+// middle of larger matrices, so each starts at an offset, has a stride
+// larger than its width, and has data that ends exactly at its last
+// element, as a Block gives. Around C the parent holds sentinel; parent is
+// C's parent, for checkParent. Every extent of s must be positive.
+func blockOperands(g *oracle.Rand, s shape, transB bool) (c, a, b, parent Mat) {
+	embed := func(rows, cols int) (Mat, Mat) {
+		p := newMat(g, rows+3, cols+5, false)
+		return p.Block(2, 2+rows, 1, 1+cols), p
+	}
+	a, _ = embed(s.m, s.k)
+	if transB {
+		b, _ = embed(s.n, s.k)
+	} else {
+		b, _ = embed(s.k, s.n)
+	}
+	c, parent = embed(s.m, s.n)
+	for i := range parent.Data {
+		parent.Data[i] = sentinel
+	}
+	for i := 0; i < c.Rows && c.Cols > 0; i++ { // garbage to be overwritten
+		copy(c.Row(i), g.Uniform(c.Cols, 5, 6))
+	}
+	return c, a, b, parent
+}
+
+// checkParent checks that nothing outside C, the block at (2, 1) of parent,
+// was written.
+func checkParent(t *testing.T, what string, c, parent Mat) {
+	t.Helper()
+	for i := 0; i < parent.Rows; i++ {
+		for j := 0; j < parent.Cols; j++ {
+			inside := i >= 2 && i < 2+c.Rows && j >= 1 && j < 1+c.Cols
+			if v := parent.At(i, j); !inside && v != sentinel {
+				t.Fatalf("%s: wrote %v outside C, at row %d, column %d of the matrix C is a block of (C is rows 2 to %d, columns 1 to %d): respect the offset, the stride and the shape",
+					what, v, i, j, 1+c.Rows, c.Cols)
+			}
+		}
+	}
 }

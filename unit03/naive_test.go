@@ -41,3 +41,28 @@ func TestC3_1_ShapeChecks(t *testing.T) {
 		t.Errorf("MatMulNaiveT with B of 4×5 for an A of 2×3 did not panic: transposed B is N×K, here 4×3")
 	}
 }
+
+func TestC3_1_ProductChecks(t *testing.T) {
+	checkProductPanics(t, product{"MatMulNaive", false, MatMulNaive}, product{"MatMulNaiveT", true, MatMulNaiveT})
+}
+
+// TestC3_1_Views multiplies blocks of larger matrices (an offset, a stride
+// above the width, data that ends at the last element) and products with a
+// zero extent.
+func TestC3_1_Views(t *testing.T) {
+	g := oracle.NewRand(30)
+	for _, p := range []product{{"MatMulNaive", false, MatMulNaive}, {"MatMulNaiveT", true, MatMulNaiveT}} {
+		for _, s := range []shape{{1, 1, 1}, {7, 11, 13}, {17, 19, 23}} {
+			c, a, b, parent := blockOperands(g, s, p.transB)
+			what := fmt.Sprintf("%s %v on blocks of larger matrices", p.name, s)
+			p.f(c, a, b)
+			checkC(t, what, c, a, b, p.transB)
+			checkParent(t, what, c, parent)
+		}
+		for _, s := range emptyShapes {
+			c, a, b := operands(g, s, p.transB, true)
+			p.f(c, a, b)
+			checkC(t, fmt.Sprintf("%s %v", p.name, s), c, a, b, p.transB)
+		}
+	}
+}

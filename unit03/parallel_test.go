@@ -2,6 +2,7 @@ package unit03
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -104,6 +105,53 @@ func TestC3_3_MatMulParallel(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+func TestC3_3_ProductChecks(t *testing.T) {
+	p := NewPool(2)
+	defer p.Close()
+	checkProductPanics(t, product{"MatMulParallel on 2 threads", false, func(c, a, b Mat) { MatMulParallel(p, c, a, b) }})
+}
+
+// TestC3_3_Views splits products of blocks of larger matrices over pools,
+// by columns and (300×2, tall and thin) by rows, and products with a zero
+// extent.
+func TestC3_3_Views(t *testing.T) {
+	g := oracle.NewRand(28)
+	var negative *Pool
+	// A GOMAXPROCS set here, so that an earlier NewPool that changed it
+	// cannot hide that this one does.
+	const procs = 3
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	if v, panicked := oracle.Panics(func() { negative = NewPool(-1) }); panicked {
+		t.Fatalf("NewPool(-1) panicked (%v): a count of 0 or less means GOMAXPROCS", v)
+	}
+	if n := negative.Threads(); n != procs {
+		t.Errorf("NewPool(-1).Threads() = %d with GOMAXPROCS %d: a count of 0 or less means GOMAXPROCS", n, procs)
+	}
+	if now := runtime.GOMAXPROCS(0); now != procs {
+		t.Errorf("NewPool(-1) changed GOMAXPROCS from %d to %d: read it with runtime.GOMAXPROCS(0), which changes nothing", procs, now)
+	}
+	pools := []*Pool{nil, NewPool(2), NewPool(3), negative}
+	defer func() {
+		for _, p := range pools {
+			p.Close()
+		}
+	}()
+	for _, p := range pools {
+		for _, s := range []shape{{13, 33, 65}, {300, 2, 9}, {150, 130, 257}} {
+			c, a, b, parent := blockOperands(g, s, false)
+			what := fmt.Sprintf("MatMulParallel %v on %d threads, on blocks of larger matrices", s, p.Threads())
+			MatMulParallel(p, c, a, b)
+			checkC(t, what, c, a, b, false)
+			checkParent(t, what, c, parent)
+		}
+		for _, s := range emptyShapes {
+			c, a, b := operands(g, s, false, true)
+			MatMulParallel(p, c, a, b)
+			checkC(t, fmt.Sprintf("MatMulParallel %v on %d threads", s, p.Threads()), c, a, b, false)
 		}
 	}
 }
