@@ -15,14 +15,19 @@ func BroadcastShape(a, b unit01.Shape) (unit01.Shape, error) {
 
 // Binary returns op(a, b) elementwise in a new contiguous F32 tensor of the
 // broadcast shape. a and b may be any F32 views (transposed, sliced,
-// expanded); other types are an error wrapping unit00.ErrUnsupported.
+// expanded); other types are an error wrapping unit00.ErrUnsupported, and
+// shapes that do not broadcast (BroadcastShape's rule) one wrapping
+// unit00.ErrInvalid.
 func Binary(op Op, a, b unit01.Tensor) (unit01.Tensor, error) {
 	panic("TODO(2.1): write Binary, see docs/unit02.md")
 }
 
 // BinaryInto writes op(a, b) into dst, whose shape must be the broadcast
 // shape of a and b. dst may be a or b itself (an in-place update) but must
-// not partly overlap them. It allocates nothing.
+// not partly overlap them. It allocates nothing. Shapes that do not
+// broadcast, or a dst of another shape, are an error wrapping
+// unit00.ErrInvalid; a type other than F32 (in a, b or dst) one wrapping
+// unit00.ErrUnsupported. On an error dst is not written.
 func BinaryInto(op Op, dst, a, b unit01.Tensor) error {
 	panic("TODO(2.1): write BinaryInto, see docs/unit02.md")
 }

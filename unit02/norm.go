@@ -21,6 +21,10 @@ func LayerNormRow(dst, x, weight, bias []float32, eps float32) {
 
 // RMSNorm normalises every row (the last axis) of the contiguous F32 tensor
 // x into dst, which must have x's shape: the tensor form of RMSNormRow.
+// A dtype other than F32 (in x or dst) is an error wrapping
+// unit00.ErrUnsupported; shapes that differ, a tensor of rank 0, a
+// non-contiguous x or dst, or len(weight) other than the rows' length, an
+// error wrapping unit00.ErrInvalid. On an error dst is not written.
 func RMSNorm(dst, x unit01.Tensor, weight []float32, eps float32) error {
 	panic("TODO(2.3): write RMSNorm, see docs/unit02.md")
 }

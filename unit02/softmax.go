@@ -25,6 +25,9 @@ func LogSoftmaxRow(dst, x []float32, temp float32, mask []float32) {
 
 // Softmax applies SoftmaxRow to every row (the last axis) of the contiguous
 // F32 tensor x, writing into dst of the same shape; temperature 1, no mask.
+// Errors as RMSNorm's: a dtype other than F32 wraps unit00.ErrUnsupported;
+// shapes that differ, rank 0 or a non-contiguous x or dst wrap
+// unit00.ErrInvalid, and dst is not written.
 func Softmax(dst, x unit01.Tensor) error {
 	panic("TODO(2.4): write Softmax, see docs/unit02.md")
 }
