@@ -120,7 +120,7 @@ func TestFloorsAndGate(t *testing.T) {
 	for _, tt := range []struct {
 		sampled float64
 		fail    string
-	}{{81.7, ""}, {75, ""}, {73.6, "more than 8 points under"}, {59, "under the floor"}} {
+	}{{81.7, ""}, {74.8, ""}, {74.5, "more than 7 points under"}, {59, "under the floor"}} {
 		got := Gate(tt.sampled, f)
 		if (tt.fail == "") != (got == "") || !strings.Contains(got, tt.fail) {
 			t.Errorf("Gate(%v) = %q, want %q", tt.sampled, got, tt.fail)
