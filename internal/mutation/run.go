@@ -183,7 +183,7 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 
 	order := candidates(rep.Results, opt.Sample, opt.Seed)
 	g := &grader{repo: r, unit: u, base: base, tmp: tmp, short: !opt.Long}
-	results := make(chan graded)
+	results := make(chan graded, opt.Jobs) // buffered: an early return leaves no sender blocked
 	inFlight, scored := 0, 0
 	collect := func() {
 		res := <-results
