@@ -211,3 +211,18 @@ func TestTagSets(t *testing.T) {
 		}
 	}
 }
+
+// TestCommittedFiles reads the repository's floors and triage files: a
+// malformed line there would only show in make test's mutation step.
+func TestCommittedFiles(t *testing.T) {
+	root := filepath.Join("..", "..")
+	if _, err := LoadFloors(filepath.Join(root, "ci", "mutation", "floors.txt")); err != nil {
+		t.Error(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "ci", "mutation", "unit*.txt"))
+	for _, p := range paths {
+		if _, err := LoadTriage(p); err != nil {
+			t.Error(err)
+		}
+	}
+}
