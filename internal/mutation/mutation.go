@@ -92,7 +92,11 @@ func (m Mutant) Key() Key {
 
 // String is the report line: "solutions/unit05/model.go:123: conditionals-boundary: i < n -> i <= n (in func Forward)".
 func (m Mutant) String() string {
-	return fmt.Sprintf("%s:%d: %s: %s -> %s (in func %s)", m.File, m.Line, m.Op, shorten(m.Orig), shorten(m.Mut), m.Func)
+	where := "in func " + m.Func
+	if m.Func == "-" {
+		where = "at package level"
+	}
+	return fmt.Sprintf("%s:%d: %s: %s -> %s (%s)", m.File, m.Line, m.Op, shorten(m.Orig), shorten(m.Mut), where)
 }
 
 // Apply returns src with the mutant's change made. src must be the text the

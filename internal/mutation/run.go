@@ -92,15 +92,20 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Generate, file by file, remembering each file's text and tags.
+	// Generate, file by file, remembering each file's text and the builds
+	// (tag sets) that compile it.
+	sets, err := unitTagSets(solDir, names)
+	if err != nil {
+		return nil, err
+	}
 	srcs := map[string][]byte{}
-	fileTags := map[string]string{}
+	fileTags := map[string][]string{}
 	var ms []Mutant
 	for _, name := range names {
 		if filepath.Ext(name) != ".go" {
 			continue // assembly is not mutated
 		}
-		tags, why, err := tagsFor(filepath.Join(solDir, name))
+		tags, why, err := tagsFor(filepath.Join(solDir, name), sets)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +126,7 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 	}
 	rep.Results = make([]Result, len(ms))
 	for i, m := range ms {
-		rep.Results[i] = Result{Mutant: m, Status: NotRun, Tags: fileTags[baseName(m.File)]}
+		rep.Results[i] = Result{Mutant: m, Status: NotRun, Tags: fileTags[baseName(m.File)][0]}
 	}
 	triagePath := opt.TriagePath
 	if triagePath == "" {
@@ -183,7 +188,7 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 
 	order := candidates(rep.Results, opt.Sample, opt.Seed)
 	g := &grader{repo: r, unit: u, base: base, tmp: tmp, short: !opt.Long}
-	results := make(chan graded)
+	results := make(chan graded, opt.Jobs) // buffered: an early return leaves no sender blocked
 	inFlight, scored := 0, 0
 	collect := func() {
 		res := <-results
@@ -215,12 +220,25 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 		}
 		res := &rep.Results[i]
 		m := res.Mutant
-		e, err := env(res.Tags)
-		if err != nil {
-			return nil, err
-		}
 		name := baseName(m.File)
 		mutated := m.Apply(srcs[name])
+		// Grade it in the first build whose tests run its line: a file
+		// compiled everywhere may be exercised only under purego (the Go
+		// kernels behind assembly).
+		var e *tagEnv
+		covered := false
+		for _, t := range fileTags[name] {
+			if e, err = env(t); err != nil {
+				return nil, err
+			}
+			if covered = e.covered(name, m.Line, m.Col); covered {
+				res.Tags = t
+				break
+			}
+		}
+		if !covered {
+			e, _ = env(res.Tags)
+		}
 		if e.checker != nil && e.checker.has(name) {
 			if err := e.checker.check(name, mutated); err != nil {
 				res.Status, res.Detail = NotCompiling, "type-check: "+err.Error()
@@ -229,8 +247,8 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 		} else {
 			rep.Unchecked++
 		}
-		if !e.covered(name, m.Line, m.Col) {
-			res.Status, res.Detail = NotCovered, "no test runs this line"
+		if !covered {
+			res.Status, res.Detail = NotCovered, "no test runs this line in any build"
 			scored++
 			progress.step()
 			continue
@@ -292,24 +310,55 @@ func TriageFile(r workbook.Repo, u workbook.Unit) string {
 	return filepath.Join(r.Root, "ci", "mutation", u.Dir()+".txt")
 }
 
-// tagsFor picks the first tag set under which the file is compiled on this
-// machine, or says why none is.
-func tagsFor(path string) (tags, why string, err error) {
-	dir, name := filepath.Split(path)
+// unitTagSets keeps, of tagSets, those that compile a different set of the
+// unit's files: for unit09, "" and "purego"; forgedebug adds nothing there.
+func unitTagSets(solDir string, names []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
 	for _, t := range tagSets {
-		bctx := build.Default
-		if t != "" {
-			bctx.BuildTags = strings.Split(t, ",")
+		var in []string
+		for _, n := range names {
+			ok, err := matchTags(solDir, n, t)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				in = append(in, n)
+			}
 		}
-		ok, err := bctx.MatchFile(dir, name)
-		if err != nil {
-			return "", "", err
-		}
-		if ok {
-			return t, "", nil
+		if sig := strings.Join(in, "|"); !seen[sig] {
+			seen[sig] = true
+			out = append(out, t)
 		}
 	}
-	return "", fmt.Sprintf("not compiled on %s/%s with any of the tags %q (%s)", build.Default.GOOS, build.Default.GOARCH, tagSets, buildLine(path)), nil
+	return out, nil
+}
+
+// tagsFor lists the tag sets, of sets, under which the file is compiled on
+// this machine, or says why there is none.
+func tagsFor(path string, sets []string) (tags []string, why string, err error) {
+	dir, name := filepath.Split(path)
+	for _, t := range sets {
+		ok, err := matchTags(dir, name, t)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			tags = append(tags, t)
+		}
+	}
+	if len(tags) == 0 {
+		return nil, fmt.Sprintf("not compiled on %s/%s with any of the tags %q (%s)", build.Default.GOOS, build.Default.GOARCH, tagSets, buildLine(path)), nil
+	}
+	return tags, "", nil
+}
+
+func matchTags(dir, name, tags string) (bool, error) {
+	bctx := build.Default
+	if tags != "" {
+		bctx.BuildTags = strings.Split(tags, ",")
+	}
+	return bctx.MatchFile(dir, name)
 }
 
 // buildLine is the file's //go:build line, or its name's GOOS/GOARCH suffix.
