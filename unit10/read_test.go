@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit01"
@@ -93,6 +95,44 @@ func TestC10_1_ParseGood(t *testing.T) {
 			t.Errorf("Tensor(second) at data section offset 32: err %v, or not a view at byte %d", err, start+32)
 		}
 	})
+	t.Run("counts and lengths that fill the file exactly", func(t *testing.T) {
+		// Each file ends with the last byte of its last field: a count or a
+		// length that uses every byte left is allowed, and so is a read of
+		// exactly the bytes left.
+		for _, c := range []struct {
+			name string
+			data []byte
+			want []KV
+		}{
+			{"20 entries of 14 bytes, the fewest a KV can take", minimalKVs(newGGUF(0, 20), 20).bytes(), nil},
+			{"an empty STRING value ending the file", newGGUF(0, 1).str("s").u32(uint32(TypeString)).str("").bytes(),
+				[]KV{{Key: "s", Type: TypeString, Value: ""}}},
+			{"an ARRAY of 3 UINT32 ending the file", newGGUF(0, 1).str("a").u32(uint32(TypeArray)).u32(uint32(TypeUint32)).u64(3).u32(7).u32(8).u32(9).bytes(),
+				[]KV{{Key: "a", Type: TypeArray, Elem: TypeUint32, Value: []uint32{7, 8, 9}}}},
+		} {
+			f, err := Parse(c.data, "exact.gguf")
+			if err != nil {
+				t.Errorf("%s (%d bytes): %v; a count or length that the bytes left hold exactly is not too long", c.name, len(c.data), err)
+				continue
+			}
+			if c.want == nil {
+				for i := range 20 {
+					c.want = append(c.want, KV{Key: string(rune('A' + i)), Type: TypeUint8, Value: uint8(i)})
+				}
+			}
+			if diff := gocmp.Diff(c.want, f.KV); diff != "" {
+				t.Errorf("%s: KVs differ (-want +got):\n%s", c.name, diff)
+			}
+		}
+	})
+	t.Run("a tensor name of 63 bytes", func(t *testing.T) {
+		name := strings.Repeat("n", 63) // GGML_MAX_NAME is 64 with the NUL
+		data := newGGUF(1, 0).info(name, unit01.F32, 0, 8).pad(32).raw(make([]byte, 32)).bytes()
+		f, err := Parse(data, "name63.gguf")
+		if err != nil || len(f.Tensors) != 1 || f.Tensors[0].Name != name {
+			t.Fatalf("Parse of a tensor named with 63 bytes: %v; names of 1 to 63 bytes are allowed", err)
+		}
+	})
 	t.Run("no tensors and no padding", func(t *testing.T) {
 		data := newGGUF(0, 1).str("general.name").u32(8).str("x").bytes() // 57 bytes: not a multiple of 32
 		f, err := Parse(data, "meta.gguf")
@@ -125,6 +165,13 @@ func TestC10_1_Getters(t *testing.T) {
 		{Key: "i32", Type: TypeInt32, Value: int32(math.MaxInt32)}, {Key: "i64", Type: TypeInt64, Value: int64(math.MaxInt64)},
 		{Key: "neg8", Type: TypeInt8, Value: int8(-1)}, {Key: "neg16", Type: TypeInt16, Value: int16(-1)},
 		{Key: "neg64", Type: TypeInt64, Value: int64(math.MinInt64)},
+	}}
+
+	// Value types no reader would produce: a getter says what the key
+	// holds (no panic looking up the name of type 13).
+	odd := &File{KV: []KV{
+		{Key: "t13", Type: 13, Value: uint8(1)},
+		{Key: "a13", Type: TypeArray, Elem: 13, Value: []uint8{1}},
 	}}
 
 	type getter struct {
@@ -181,6 +228,8 @@ func TestC10_1_Getters(t *testing.T) {
 		{"Strings", f, "tokenizer.ggml.scores", strs, nil},
 		{"Strings", f, "general.name", strs, nil},
 		{"Strings", f, "absent.key", strs, nil},
+		{"String", odd, "t13", str, nil},
+		{"Strings", odd, "a13", strs, nil},
 	}
 	for _, c := range cases {
 		got, err := c.call(c.file, c.key)
@@ -215,6 +264,8 @@ func TestC10_1_TensorBytes(t *testing.T) {
 		{unit01.Q6_K, []uint64{512, 1, 1, 3}, 1260, nil},
 		{unit01.Q8_0, []uint64{4096, 32000}, 4096 / 32 * 34 * 32000, nil},
 		{unit01.F32, []uint64{1 << 30, 1 << 30}, 1 << 62, nil},
+		{unit01.I8, []uint64{math.MaxInt64}, math.MaxInt64, nil},       // the largest element count and size allowed
+		{unit01.I8, []uint64{1 << 62, 2}, 0, unit00.ErrInvalid},        // one more than that
 		{unit01.Q4_0, []uint64{33}, 0, unit00.ErrInvalid},              // ne[0] not a multiple of the block size
 		{unit01.Q4_K, []uint64{32, 8}, 0, unit00.ErrInvalid},           // 32 < 256
 		{unit01.F32, []uint64{}, 0, unit00.ErrInvalid},                 // no dims
