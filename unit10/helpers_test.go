@@ -232,6 +232,19 @@ type malformed struct {
 	data []byte
 	kind error // nil: ErrTruncated or ErrInvalid
 	off  int64 // where the bad field starts; -1: not checked
+	// field is the InputError's Field for the cases listed in
+	// malformedFields; "": not checked.
+	field string
+}
+
+// malformedFields gives the field an error must name, for a few cases: the
+// key of an entry, a string value (the key), an element of an array of
+// strings (key[i]).
+var malformedFields = map[string]string{
+	"key length 2^64-1":                         "metadata entry 0: key",
+	"string length 2^40":                        "k",
+	"string array element longer than the file": "k[1]",
+	"bool array element 255":                    "k[2]",
 }
 
 // patch returns a copy of b with x written at off (uint32 or uint64).
@@ -258,7 +271,7 @@ func malformedFiles() []malformed {
 	var cases []malformed
 	add := func(name string, kind error, build func() ([]byte, int64)) {
 		data, off := build()
-		cases = append(cases, malformed{name, data, kind, off})
+		cases = append(cases, malformed{name, data, kind, off, malformedFields[name]})
 	}
 	inv, trunc, unsup := unit00.ErrInvalid, unit00.ErrTruncated, unit00.ErrUnsupported
 

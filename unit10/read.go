@@ -63,7 +63,9 @@ const (
 // unit00.ErrInvalid (a value that is not allowed, including a length or
 // count longer than the bytes left) or unit00.ErrUnsupported (a version,
 // byte order, value type, array of arrays or ggml type this reader does not
-// handle).
+// handle). The Field of an error about an entry's key is "metadata entry
+// i: key"; about a value, the entry's key ("general.name"); about an element
+// of an array, key[i] ("tokenizer.ggml.tokens[17]").
 //
 // On error Parse returns a nil *File. Nothing is copied from the tensor
 // data: File.Data is data itself and Tensor returns views into it, so data

@@ -290,7 +290,7 @@ func TestC10_1_TensorBytes(t *testing.T) {
 }
 
 func TestC10_1_Malformed(t *testing.T) {
-	check := func(t *testing.T, name string, data []byte, kind error, off int64) {
+	check := func(t *testing.T, name string, data []byte, kind error, off int64, field string) {
 		t.Helper()
 		f, err := Parse(data, "bad.gguf")
 		if err == nil {
@@ -312,6 +312,8 @@ func TestC10_1_Malformed(t *testing.T) {
 			t.Errorf("%s: error %q is not a *unit00.InputError naming the field and its byte offset (use unit00.InputErrorf)", name, err)
 		case ie.Source != "bad.gguf" || ie.Field == "":
 			t.Errorf("%s: error %q: Source %q, Field %q; want the source given to Parse and the field being read", name, err, ie.Source, ie.Field)
+		case field != "" && ie.Field != field:
+			t.Errorf("%s: error %q names the field %q; want %q (an entry's key, a string value by its key, an array element as key[i])", name, err, ie.Field, field)
 		case off >= 0 && ie.Offset != off:
 			t.Errorf("%s: error %q gives byte %d; the bad field starts at byte %d", name, err, ie.Offset, off)
 		case ie.Offset < 0 || ie.Offset > int64(len(data)):
@@ -319,7 +321,7 @@ func TestC10_1_Malformed(t *testing.T) {
 		}
 	}
 	for _, c := range malformedFiles() {
-		check(t, c.name, c.data, c.kind, c.off)
+		check(t, c.name, c.data, c.kind, c.off, c.field)
 	}
 	// Truncation at every byte of the good file: the bytes run out
 	// (ErrTruncated) or a count, length or tensor no longer fits (ErrInvalid
@@ -327,7 +329,7 @@ func TestC10_1_Malformed(t *testing.T) {
 	// a well-formed file.
 	gf := goodFile()
 	for n := range len(gf.data) {
-		check(t, fmt.Sprintf("the good file cut to %d bytes (in %s)", n, gf.sectionOf(int64(n))), gf.data[:n], nil, -1)
+		check(t, fmt.Sprintf("the good file cut to %d bytes (in %s)", n, gf.sectionOf(int64(n))), gf.data[:n], nil, -1, "")
 	}
 }
 
@@ -434,4 +436,39 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestC10_1_TensorViews: Tensor on Files built by hand, as a program may
+// build or edit one after Parse: a view wherever the bytes lie inside Data
+// (a data section at byte 0 included), an error wrapping unit00.ErrInvalid
+// that names the tensor, never a panic, wherever they do not.
+func TestC10_1_TensorViews(t *testing.T) {
+	data := []byte("0123456789abcdef")
+	info := TensorInfo{Name: "t", Dims: []uint64{2}, Type: unit01.F32, Offset: 8} // 8 bytes
+	for _, c := range []struct {
+		name       string
+		file       File
+		want       string // "": an error
+		whyNoError string
+	}{
+		{"a data section at byte 0", File{Data: data, DataOffset: 0}, "89abcdef", ""},
+		{"a data section at byte 4", File{Data: data, DataOffset: 4}, "", "bytes [12, 20) of a 16-byte file"},
+		{"a negative DataOffset", File{Data: data, DataOffset: -8}, "", "a data section before the file's first byte"},
+		{"a DataOffset past the end", File{Data: data, DataOffset: 17}, "", "a data section after the file's last byte"},
+		{"a closed file", File{Data: nil, DataOffset: 0}, "", "no data: the file is closed"},
+	} {
+		f := c.file
+		f.Tensors = []TensorInfo{info}
+		got, view, err := f.Tensor("t")
+		switch {
+		case c.want != "" && err != nil:
+			t.Errorf("%s: Tensor(t) at Offset 8: %v; want the view %q", c.name, err, c.want)
+		case c.want != "" && string(view) != c.want:
+			t.Errorf("%s: Tensor(t) at Offset 8 = %q, want %q (data[DataOffset+Offset:][:8])", c.name, view, c.want)
+		case c.want != "" && !reflect.DeepEqual(got, info):
+			t.Errorf("%s: Tensor(t) info = %+v, want %+v", c.name, got, info)
+		case c.want == "" && (!errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), `"t"`)):
+			t.Errorf("%s: Tensor(t) = %q, %v; want an error wrapping unit00.ErrInvalid that names the tensor (%s)", c.name, view, err, c.whyNoError)
+		}
+	}
 }
