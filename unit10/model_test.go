@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,38 @@ func TestC10_4_LoadConfig(t *testing.T) {
 	f := reparse(t, base, setKV("llama.rope.freq_base", TypeFloat32, nil)(dropKey("llama.attention.head_count_kv")(append([]KV(nil), base.KV...))))
 	if got, err := LoadConfig(f, 0); err != nil || got.KVHeads != got.Heads || got.RopeBase != 10000 {
 		t.Errorf("LoadConfig without head_count_kv and rope.freq_base: %+v, %v; want KVHeads = Heads and RopeBase 10000", got, err)
+	}
+}
+
+// TestC10_4_LoadConfigEdges: values at the edge of what a loader accepts
+// are accepted: an expert_count of 0 (a dense model that says so), a
+// context_length of 2^31-1 (capped by maxSeq), and a model of one block.
+func TestC10_4_LoadConfigEdges(t *testing.T) {
+	spec := tinySpec("llama", unit01.Q8_0, false)
+	base := openModel(t, spec)
+	for _, c := range []struct {
+		name string
+		edit func([]KV) []KV
+		want func(*unit05.Config)
+	}{
+		{"expert_count 0", setKV("llama.expert_count", TypeUint32, uint32(0)), func(*unit05.Config) {}},
+		{"context_length 2^31-1", setKV("llama.context_length", TypeUint32, uint32(math.MaxInt32)), func(*unit05.Config) {}},
+	} {
+		f := reparse(t, base, c.edit(append([]KV(nil), base.KV...)))
+		got, err := LoadConfig(f, 16)
+		want := spec.Config
+		want.Vocab, want.Rope, want.MaxSeq = len(spec.Vocab.Tokens), unit05.RopeNorm, 16
+		if err != nil {
+			t.Errorf("LoadConfig(f, 16) of the llama model with %s: %v; that describes a model (0 experts is a dense one; counts up to 2^31-1 are allowed)", c.name, err)
+		} else if got != want {
+			t.Errorf("LoadConfig(f, 16) of the llama model with %s:\n got  %+v\n want %+v", c.name, got, want)
+		}
+	}
+	one := tinySpec("llama", unit01.Q8_0, false)
+	one.Config.Layers = 1
+	got, err := LoadConfig(openModel(t, one), 0)
+	if err != nil || got.Layers != 1 {
+		t.Errorf("LoadConfig of a model of one block (blk.0.* only): Layers %d, %v; want 1 (the file's blocks are one more than the highest N of blk.N)", got.Layers, err)
 	}
 }
 
