@@ -109,6 +109,8 @@ func TestC10_1_ParseGood(t *testing.T) {
 				[]KV{{Key: "s", Type: TypeString, Value: ""}}},
 			{"an ARRAY of 3 UINT32 ending the file", newGGUF(0, 1).str("a").u32(uint32(TypeArray)).u32(uint32(TypeUint32)).u64(3).u32(7).u32(8).u32(9).bytes(),
 				[]KV{{Key: "a", Type: TypeArray, Elem: TypeUint32, Value: []uint32{7, 8, 9}}}},
+			{"an ARRAY of 3 empty STRINGs (8 bytes each, the fewest) ending the file", newGGUF(0, 1).str("e").u32(uint32(TypeArray)).u32(uint32(TypeString)).u64(3).str("").str("").str("").bytes(),
+				[]KV{{Key: "e", Type: TypeArray, Elem: TypeString, Value: []string{"", "", ""}}}},
 		} {
 			f, err := Parse(c.data, "exact.gguf")
 			if err != nil {
