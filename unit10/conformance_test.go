@@ -178,6 +178,18 @@ func TestC10_5_GreedyTies(t *testing.T) {
 			t.Errorf("tokens %d and %d share the highest logit: Greedy chose %d, want the lower id %d", b, other, got[0], want)
 		}
 	}
+	// The winner's logit on tokens 0 and 1 as well: token 0, the very first
+	// id, wins (a search that starts from another candidate misses it).
+	if b > 1 {
+		m.Model.Weights.Output = tiedRows{Matrix: tiedRows{Matrix: out, from: b, to: 0}, from: b, to: 1}
+		got, err := Greedy(unit07.NewSession(m.Model), prompt, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0] != 0 {
+			t.Errorf("tokens 0, 1 and %d share the highest logit: Greedy chose %d, want 0, the lowest id", b, got[0])
+		}
+	}
 	m.Model.Weights.Output = out
 }
 

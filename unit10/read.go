@@ -126,7 +126,7 @@ func (f *File) Strings(key string) ([]string, error) {
 // unit00.ErrInvalid if the info is one Parse would reject: no dims or more
 // than 4, a dim of 0, ne[0] not a multiple of the block size, an element
 // count above math.MaxInt64, or a size above math.MaxInt64 (all products
-// are overflow-checked).
+// are overflow-checked). With an error the size returned is 0.
 func (t TensorInfo) Bytes() (uint64, error) {
 	panic("TODO(10.1): write TensorInfo.Bytes, see docs/unit10.md")
 }

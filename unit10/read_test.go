@@ -285,8 +285,8 @@ func TestC10_1_TensorBytes(t *testing.T) {
 		switch {
 		case c.kind == nil && (err != nil || got != c.want):
 			t.Errorf("TensorInfo{Dims: %v, Type: %v}.Bytes() = %d, %v; want %d ((ne0/block size)·block bytes·ne1·ne2·ne3)", c.dims, c.typ, got, err, c.want)
-		case c.kind != nil && !errors.Is(err, c.kind):
-			t.Errorf("TensorInfo{Dims: %v, Type: %v}.Bytes() = %d, %v; want an error wrapping %v (overflow, bad dims or an unknown type)", c.dims, c.typ, got, err, c.kind)
+		case c.kind != nil && (!errors.Is(err, c.kind) || got != 0):
+			t.Errorf("TensorInfo{Dims: %v, Type: %v}.Bytes() = %d, %v; want 0 and an error wrapping %v (overflow, bad dims or an unknown type)", c.dims, c.typ, got, err, c.kind)
 		}
 	}
 }
