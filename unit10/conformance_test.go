@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit01"
@@ -99,6 +102,41 @@ func TestC10_5_Greedy(t *testing.T) {
 	}
 }
 
+// TestC10_5_GreedyContextEnd: the last token is not fed back (nothing reads
+// its logits), so n tokens after a prompt of P need P+n−1 positions, and a
+// context that runs out stops Greedy with unit07.ErrContextFull and the
+// tokens so far; n = 0 is no tokens and no error.
+func TestC10_5_GreedyContextEnd(t *testing.T) {
+	path := writeModel(t, tinySpec("llama", unit01.Q8_0, false))
+	free, err := Load(path, 64, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free.Close()
+	prompt := free.Tokenizer.Encode("the rain", unit04.EncodeOptions{})
+	const n = 5
+	want, err := Greedy(unit07.NewSession(free.Model), prompt, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Greedy(unit07.NewSession(free.Model), prompt, 0); err != nil || len(got) != 0 {
+		t.Errorf("Greedy(prompt, 0) = %v, %v; want no tokens and no error", got, err)
+	}
+	m, err := Load(path, len(prompt)+n-1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	got, err := Greedy(unit07.NewSession(m.Model), prompt, n)
+	if err != nil || gocmp.Diff(want, got) != "" {
+		t.Errorf("Greedy(%d-token prompt, %d) with a context of %d positions = %v, %v; want %v and no error: the %dth token is returned, not fed back", len(prompt), n, len(prompt)+n-1, got, err, want, n)
+	}
+	got, err = Greedy(unit07.NewSession(m.Model), prompt, n+1)
+	if !errors.Is(err, unit07.ErrContextFull) || gocmp.Diff(want, got) != "" {
+		t.Errorf("Greedy(%d-token prompt, %d) with a context of %d positions = %v, %v; want the %d tokens that fit, %v, and an error wrapping unit07.ErrContextFull", len(prompt), n+1, len(prompt)+n-1, got, err, n, want)
+	}
+}
+
 // tiedRows is a Matrix whose product copies output row from into row to,
 // so those two logits are exactly equal.
 type tiedRows struct {
@@ -138,6 +176,18 @@ func TestC10_5_GreedyTies(t *testing.T) {
 		}
 		if want := min(b, other); got[0] != want {
 			t.Errorf("tokens %d and %d share the highest logit: Greedy chose %d, want the lower id %d", b, other, got[0], want)
+		}
+	}
+	// The winner's logit on tokens 0 and 1 as well: token 0, the very first
+	// id, wins (a search that starts from another candidate misses it).
+	if b > 1 {
+		m.Model.Weights.Output = tiedRows{Matrix: tiedRows{Matrix: out, from: b, to: 0}, from: b, to: 1}
+		got, err := Greedy(unit07.NewSession(m.Model), prompt, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0] != 0 {
+			t.Errorf("tokens 0, 1 and %d share the highest logit: Greedy chose %d, want 0, the lowest id", b, got[0])
 		}
 	}
 	m.Model.Weights.Output = out

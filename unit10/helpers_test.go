@@ -207,12 +207,44 @@ func (gf goodGGUF) sectionOf(off int64) string {
 	return "after the end of the file"
 }
 
+// minimalKVs writes n entries of the smallest size there is: a 1-byte key
+// and a UINT8 value, 14 bytes each.
+func minimalKVs(g *ggufBuilder, n int) *ggufBuilder {
+	for i := range n {
+		g.str(string(rune('A' + i))).u32(uint32(TypeUint8)).u8(uint8(i))
+	}
+	return g
+}
+
+// minimalInfos writes n tensor infos of the smallest size there is: a
+// 1-byte name and one dim, 33 bytes each (F32 of 1 element, one per
+// 32-byte slot of the data section).
+func minimalInfos(g *ggufBuilder, n int) *ggufBuilder {
+	for i := range n {
+		g.info(string(rune('A'+i)), unit01.F32, 32*uint64(i), 1)
+	}
+	return g
+}
+
 // malformed is a file Parse must reject.
 type malformed struct {
 	name string
 	data []byte
 	kind error // nil: ErrTruncated or ErrInvalid
 	off  int64 // where the bad field starts; -1: not checked
+	// field is the InputError's Field for the cases listed in
+	// malformedFields; "": not checked.
+	field string
+}
+
+// malformedFields gives the field an error must name, for a few cases: the
+// key of an entry, a string value (the key), an element of an array of
+// strings (key[i]).
+var malformedFields = map[string]string{
+	"key length 2^64-1":                         "metadata entry 0: key",
+	"string length 2^40":                        "k",
+	"string array element longer than the file": "k[1]",
+	"bool array element 255":                    "k[2]",
 }
 
 // patch returns a copy of b with x written at off (uint32 or uint64).
@@ -239,7 +271,7 @@ func malformedFiles() []malformed {
 	var cases []malformed
 	add := func(name string, kind error, build func() ([]byte, int64)) {
 		data, off := build()
-		cases = append(cases, malformed{name, data, kind, off})
+		cases = append(cases, malformed{name, data, kind, off, malformedFields[name]})
 	}
 	inv, trunc, unsup := unit00.ErrInvalid, unit00.ErrTruncated, unit00.ErrUnsupported
 
@@ -394,6 +426,27 @@ func malformedFiles() []malformed {
 	add("file ending before the data section", trunc, func() ([]byte, int64) {
 		g := newGGUF(1, 0).info("t", unit01.F32, 0, 8)
 		return g.bytes(), g.pos() // the infos end at 57; the data section would start at 64
+	})
+	add("the file ending exactly where its data section starts", trunc, func() ([]byte, int64) {
+		g := newGGUF(1, 0).info("t", unit01.F32, 0, 8)
+		return g.pad(32).bytes(), g.lastOffsetAt // the data section is there, empty: the tensor is what runs past the end
+	})
+	add("dims 2^63-1 of I8 (the largest size there is) with no data", trunc, func() ([]byte, int64) {
+		g := newGGUF(1, 0).info("t", unit01.I8, 0, math.MaxInt64)
+		return g.pad(32).raw(make([]byte, 32)).bytes(), g.lastOffsetAt // the dims are allowed: the tensor runs past the end
+	})
+
+	// Counts at the bound: a count is checked against the fewest bytes its
+	// items could take (a KV: 8+1+4+1 bytes; a tensor info: 8+1+4+8+4+8).
+	add("metadata_kv_count 21 for 20 entries of 14 bytes", inv, func() ([]byte, int64) {
+		return minimalKVs(newGGUF(0, 21), 20).bytes(), 16
+	})
+	add("tensor_count 31 for 30 infos of 33 bytes", inv, func() ([]byte, int64) {
+		return minimalInfos(newGGUF(31, 0), 30).bytes(), 8
+	})
+	add("tensor_count 30 for 30 infos of 33 bytes, and no data section", trunc, func() ([]byte, int64) {
+		g := minimalInfos(newGGUF(30, 0), 30)
+		return g.bytes(), g.pos() // the count fits; the data section is what is missing
 	})
 	add("two tensors at offset 0", inv, func() ([]byte, int64) {
 		g := newGGUF(2, 0).info("a", unit01.F32, 0, 8).info("b", unit01.F32, 0, 8)

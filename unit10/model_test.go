@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
+
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
@@ -122,6 +125,38 @@ func TestC10_4_LoadConfig(t *testing.T) {
 	f := reparse(t, base, setKV("llama.rope.freq_base", TypeFloat32, nil)(dropKey("llama.attention.head_count_kv")(append([]KV(nil), base.KV...))))
 	if got, err := LoadConfig(f, 0); err != nil || got.KVHeads != got.Heads || got.RopeBase != 10000 {
 		t.Errorf("LoadConfig without head_count_kv and rope.freq_base: %+v, %v; want KVHeads = Heads and RopeBase 10000", got, err)
+	}
+}
+
+// TestC10_4_LoadConfigEdges: values at the edge of what a loader accepts
+// are accepted: an expert_count of 0 (a dense model that says so), a
+// context_length of 2^31-1 (capped by maxSeq), and a model of one block.
+func TestC10_4_LoadConfigEdges(t *testing.T) {
+	spec := tinySpec("llama", unit01.Q8_0, false)
+	base := openModel(t, spec)
+	for _, c := range []struct {
+		name string
+		edit func([]KV) []KV
+		want func(*unit05.Config)
+	}{
+		{"expert_count 0", setKV("llama.expert_count", TypeUint32, uint32(0)), func(*unit05.Config) {}},
+		{"context_length 2^31-1", setKV("llama.context_length", TypeUint32, uint32(math.MaxInt32)), func(*unit05.Config) {}},
+	} {
+		f := reparse(t, base, c.edit(append([]KV(nil), base.KV...)))
+		got, err := LoadConfig(f, 16)
+		want := spec.Config
+		want.Vocab, want.Rope, want.MaxSeq = len(spec.Vocab.Tokens), unit05.RopeNorm, 16
+		if err != nil {
+			t.Errorf("LoadConfig(f, 16) of the llama model with %s: %v; that describes a model (0 experts is a dense one; counts up to 2^31-1 are allowed)", c.name, err)
+		} else if got != want {
+			t.Errorf("LoadConfig(f, 16) of the llama model with %s:\n got  %+v\n want %+v", c.name, got, want)
+		}
+	}
+	one := tinySpec("llama", unit01.Q8_0, false)
+	one.Config.Layers = 1
+	got, err := LoadConfig(openModel(t, one), 0)
+	if err != nil || got.Layers != 1 {
+		t.Errorf("LoadConfig of a model of one block (blk.0.* only): Layers %d, %v; want 1 (the file's blocks are one more than the highest N of blk.N)", got.Layers, err)
 	}
 }
 
@@ -322,6 +357,8 @@ func TestC10_4_LoadVocabMistyped(t *testing.T) {
 		{Key: "tokenizer.ggml.eos_token_id", Type: TypeInt32, Value: int32(-1)},
 		{Key: "tokenizer.ggml.add_bos_token", Type: TypeUint32, Value: uint32(1)},
 		{Key: "tokenizer.ggml.add_space_prefix", Type: TypeString, Value: "true"},
+		{Key: "tokenizer.ggml.scores", Type: TypeArray, Elem: TypeInt32, Value: []int32{0, 0, 0}},
+		{Key: "tokenizer.ggml.token_type", Type: TypeArray, Elem: TypeUint32, Value: []uint32{1, 1, 1}},
 	} {
 		var buf bytes.Buffer
 		if err := Write(&buf, append(append([]KV(nil), base...), bad), nil); err != nil {
@@ -333,6 +370,39 @@ func TestC10_4_LoadVocabMistyped(t *testing.T) {
 		}
 		if _, err := LoadVocab(f); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), bad.Key) {
 			t.Errorf("LoadVocab with %s stored as %v: %v; want an error wrapping unit00.ErrInvalid that names the key", bad.Key, bad.Value, err)
+		}
+	}
+}
+
+// TestC10_4_VocabIDs: a special token id must name one of the tokens; the
+// last token is one, the count of tokens is not.
+func TestC10_4_VocabIDs(t *testing.T) {
+	tokens := KV{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: []string{"a", "b", "ab"}}
+	for _, key := range []string{"tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id", "tokenizer.ggml.unknown_token_id"} {
+		for _, id := range []uint32{2, 3} {
+			var buf bytes.Buffer
+			kvs := []KV{{Key: "tokenizer.ggml.model", Type: TypeString, Value: "gpt2"}, tokens, {Key: key, Type: TypeUint32, Value: id}}
+			if err := Write(&buf, kvs, nil); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Parse(buf.Bytes(), "ids.gguf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := LoadVocab(f)
+			ids := func() map[string]int {
+				return map[string]int{"tokenizer.ggml.bos_token_id": v.BOS, "tokenizer.ggml.eos_token_id": v.EOS, "tokenizer.ggml.unknown_token_id": v.UNK}
+			}
+			want := map[string]int{"tokenizer.ggml.bos_token_id": -1, "tokenizer.ggml.eos_token_id": -1, "tokenizer.ggml.unknown_token_id": -1}
+			want[key] = 2
+			switch {
+			case id == 2 && err != nil:
+				t.Errorf("LoadVocab with %s = 2 of 3 tokens: %v; the last token is a token", key, err)
+			case id == 2 && gocmp.Diff(want, ids()) != "":
+				t.Errorf("LoadVocab with %s = 2: BOS %d, EOS %d, UNK %d; want 2 for that id and -1 for the absent ones", key, v.BOS, v.EOS, v.UNK)
+			case id == 3 && (!errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), key)):
+				t.Errorf("LoadVocab with %s = 3 of 3 tokens (ids 0 to 2): error %v; want one wrapping unit00.ErrInvalid that names the key", key, err)
+			}
 		}
 	}
 }

@@ -10,7 +10,7 @@ package unit10
 // Errors: those of os.Open and Stat as they come (a missing file wraps
 // fs.ErrNotExist); a path that is not a regular file wraps
 // unit00.ErrInvalid and says what it is ("is a directory", "a named pipe
-// (FIFO)"), found with Stat before the file is opened, since opening a
+// (FIFO)", "a socket", "a character device", "a block device"), found with Stat before the file is opened, since opening a
 // FIFO waits for ever for a writer; an empty file is the error Parse gives for no bytes
 // (wrapping unit00.ErrTruncated), since a mapping cannot be empty; any
 // parse error is returned after the mapping has been released, so a failed

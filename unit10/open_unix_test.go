@@ -4,6 +4,7 @@ package unit10
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,12 @@ func TestC10_2_OpenNotRegular(t *testing.T) {
 		{fifo, "FIFO"},
 	}
 	if _, err := os.Stat("/dev/null"); err == nil {
-		cases = append(cases, struct{ path, says string }{"/dev/null", "device"})
+		cases = append(cases, struct{ path, says string }{"/dev/null", "character device"})
+	}
+	sock := filepath.Join(dir, "model.sock")
+	if l, err := net.Listen("unix", sock); err == nil {
+		defer l.Close()
+		cases = append(cases, struct{ path, says string }{sock, "socket"})
 	}
 	for _, c := range cases {
 		type result struct {

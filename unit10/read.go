@@ -63,7 +63,9 @@ const (
 // unit00.ErrInvalid (a value that is not allowed, including a length or
 // count longer than the bytes left) or unit00.ErrUnsupported (a version,
 // byte order, value type, array of arrays or ggml type this reader does not
-// handle).
+// handle). The Field of an error about an entry's key is "metadata entry
+// i: key"; about a value, the entry's key ("general.name"); about an element
+// of an array, key[i] ("tokenizer.ggml.tokens[17]").
 //
 // On error Parse returns a nil *File. Nothing is copied from the tensor
 // data: File.Data is data itself and Tensor returns views into it, so data
@@ -124,7 +126,7 @@ func (f *File) Strings(key string) ([]string, error) {
 // unit00.ErrInvalid if the info is one Parse would reject: no dims or more
 // than 4, a dim of 0, ne[0] not a multiple of the block size, an element
 // count above math.MaxInt64, or a size above math.MaxInt64 (all products
-// are overflow-checked).
+// are overflow-checked). With an error the size returned is 0.
 func (t TensorInfo) Bytes() (uint64, error) {
 	panic("TODO(10.1): write TensorInfo.Bytes, see docs/unit10.md")
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit01"
@@ -93,6 +95,46 @@ func TestC10_1_ParseGood(t *testing.T) {
 			t.Errorf("Tensor(second) at data section offset 32: err %v, or not a view at byte %d", err, start+32)
 		}
 	})
+	t.Run("counts and lengths that fill the file exactly", func(t *testing.T) {
+		// Each file ends with the last byte of its last field: a count or a
+		// length that uses every byte left is allowed, and so is a read of
+		// exactly the bytes left.
+		for _, c := range []struct {
+			name string
+			data []byte
+			want []KV
+		}{
+			{"20 entries of 14 bytes, the fewest a KV can take", minimalKVs(newGGUF(0, 20), 20).bytes(), nil},
+			{"an empty STRING value ending the file", newGGUF(0, 1).str("s").u32(uint32(TypeString)).str("").bytes(),
+				[]KV{{Key: "s", Type: TypeString, Value: ""}}},
+			{"an ARRAY of 3 UINT32 ending the file", newGGUF(0, 1).str("a").u32(uint32(TypeArray)).u32(uint32(TypeUint32)).u64(3).u32(7).u32(8).u32(9).bytes(),
+				[]KV{{Key: "a", Type: TypeArray, Elem: TypeUint32, Value: []uint32{7, 8, 9}}}},
+			{"an ARRAY of 3 empty STRINGs (8 bytes each, the fewest) ending the file", newGGUF(0, 1).str("e").u32(uint32(TypeArray)).u32(uint32(TypeString)).u64(3).str("").str("").str("").bytes(),
+				[]KV{{Key: "e", Type: TypeArray, Elem: TypeString, Value: []string{"", "", ""}}}},
+		} {
+			f, err := Parse(c.data, "exact.gguf")
+			if err != nil {
+				t.Errorf("%s (%d bytes): %v; a count or length that the bytes left hold exactly is not too long", c.name, len(c.data), err)
+				continue
+			}
+			if c.want == nil {
+				for i := range 20 {
+					c.want = append(c.want, KV{Key: string(rune('A' + i)), Type: TypeUint8, Value: uint8(i)})
+				}
+			}
+			if diff := gocmp.Diff(c.want, f.KV); diff != "" {
+				t.Errorf("%s: KVs differ (-want +got):\n%s", c.name, diff)
+			}
+		}
+	})
+	t.Run("a tensor name of 63 bytes", func(t *testing.T) {
+		name := strings.Repeat("n", 63) // GGML_MAX_NAME is 64 with the NUL
+		data := newGGUF(1, 0).info(name, unit01.F32, 0, 8).pad(32).raw(make([]byte, 32)).bytes()
+		f, err := Parse(data, "name63.gguf")
+		if err != nil || len(f.Tensors) != 1 || f.Tensors[0].Name != name {
+			t.Fatalf("Parse of a tensor named with 63 bytes: %v; names of 1 to 63 bytes are allowed", err)
+		}
+	})
 	t.Run("no tensors and no padding", func(t *testing.T) {
 		data := newGGUF(0, 1).str("general.name").u32(8).str("x").bytes() // 57 bytes: not a multiple of 32
 		f, err := Parse(data, "meta.gguf")
@@ -125,6 +167,13 @@ func TestC10_1_Getters(t *testing.T) {
 		{Key: "i32", Type: TypeInt32, Value: int32(math.MaxInt32)}, {Key: "i64", Type: TypeInt64, Value: int64(math.MaxInt64)},
 		{Key: "neg8", Type: TypeInt8, Value: int8(-1)}, {Key: "neg16", Type: TypeInt16, Value: int16(-1)},
 		{Key: "neg64", Type: TypeInt64, Value: int64(math.MinInt64)},
+	}}
+
+	// Value types no reader would produce: a getter says what the key
+	// holds (no panic looking up the name of type 13).
+	odd := &File{KV: []KV{
+		{Key: "t13", Type: 13, Value: uint8(1)},
+		{Key: "a13", Type: TypeArray, Elem: 13, Value: []uint8{1}},
 	}}
 
 	type getter struct {
@@ -181,6 +230,8 @@ func TestC10_1_Getters(t *testing.T) {
 		{"Strings", f, "tokenizer.ggml.scores", strs, nil},
 		{"Strings", f, "general.name", strs, nil},
 		{"Strings", f, "absent.key", strs, nil},
+		{"String", odd, "t13", str, nil},
+		{"Strings", odd, "a13", strs, nil},
 	}
 	for _, c := range cases {
 		got, err := c.call(c.file, c.key)
@@ -215,6 +266,8 @@ func TestC10_1_TensorBytes(t *testing.T) {
 		{unit01.Q6_K, []uint64{512, 1, 1, 3}, 1260, nil},
 		{unit01.Q8_0, []uint64{4096, 32000}, 4096 / 32 * 34 * 32000, nil},
 		{unit01.F32, []uint64{1 << 30, 1 << 30}, 1 << 62, nil},
+		{unit01.I8, []uint64{math.MaxInt64}, math.MaxInt64, nil},       // the largest element count and size allowed
+		{unit01.I8, []uint64{1 << 62, 2}, 0, unit00.ErrInvalid},        // one more than that
 		{unit01.Q4_0, []uint64{33}, 0, unit00.ErrInvalid},              // ne[0] not a multiple of the block size
 		{unit01.Q4_K, []uint64{32, 8}, 0, unit00.ErrInvalid},           // 32 < 256
 		{unit01.F32, []uint64{}, 0, unit00.ErrInvalid},                 // no dims
@@ -232,14 +285,14 @@ func TestC10_1_TensorBytes(t *testing.T) {
 		switch {
 		case c.kind == nil && (err != nil || got != c.want):
 			t.Errorf("TensorInfo{Dims: %v, Type: %v}.Bytes() = %d, %v; want %d ((ne0/block size)·block bytes·ne1·ne2·ne3)", c.dims, c.typ, got, err, c.want)
-		case c.kind != nil && !errors.Is(err, c.kind):
-			t.Errorf("TensorInfo{Dims: %v, Type: %v}.Bytes() = %d, %v; want an error wrapping %v (overflow, bad dims or an unknown type)", c.dims, c.typ, got, err, c.kind)
+		case c.kind != nil && (!errors.Is(err, c.kind) || got != 0):
+			t.Errorf("TensorInfo{Dims: %v, Type: %v}.Bytes() = %d, %v; want 0 and an error wrapping %v (overflow, bad dims or an unknown type)", c.dims, c.typ, got, err, c.kind)
 		}
 	}
 }
 
 func TestC10_1_Malformed(t *testing.T) {
-	check := func(t *testing.T, name string, data []byte, kind error, off int64) {
+	check := func(t *testing.T, name string, data []byte, kind error, off int64, field string) {
 		t.Helper()
 		f, err := Parse(data, "bad.gguf")
 		if err == nil {
@@ -261,6 +314,8 @@ func TestC10_1_Malformed(t *testing.T) {
 			t.Errorf("%s: error %q is not a *unit00.InputError naming the field and its byte offset (use unit00.InputErrorf)", name, err)
 		case ie.Source != "bad.gguf" || ie.Field == "":
 			t.Errorf("%s: error %q: Source %q, Field %q; want the source given to Parse and the field being read", name, err, ie.Source, ie.Field)
+		case field != "" && ie.Field != field:
+			t.Errorf("%s: error %q names the field %q; want %q (an entry's key, a string value by its key, an array element as key[i])", name, err, ie.Field, field)
 		case off >= 0 && ie.Offset != off:
 			t.Errorf("%s: error %q gives byte %d; the bad field starts at byte %d", name, err, ie.Offset, off)
 		case ie.Offset < 0 || ie.Offset > int64(len(data)):
@@ -268,7 +323,7 @@ func TestC10_1_Malformed(t *testing.T) {
 		}
 	}
 	for _, c := range malformedFiles() {
-		check(t, c.name, c.data, c.kind, c.off)
+		check(t, c.name, c.data, c.kind, c.off, c.field)
 	}
 	// Truncation at every byte of the good file: the bytes run out
 	// (ErrTruncated) or a count, length or tensor no longer fits (ErrInvalid
@@ -276,7 +331,7 @@ func TestC10_1_Malformed(t *testing.T) {
 	// a well-formed file.
 	gf := goodFile()
 	for n := range len(gf.data) {
-		check(t, fmt.Sprintf("the good file cut to %d bytes (in %s)", n, gf.sectionOf(int64(n))), gf.data[:n], nil, -1)
+		check(t, fmt.Sprintf("the good file cut to %d bytes (in %s)", n, gf.sectionOf(int64(n))), gf.data[:n], nil, -1, "")
 	}
 }
 
@@ -383,4 +438,39 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestC10_1_TensorViews: Tensor on Files built by hand, as a program may
+// build or edit one after Parse: a view wherever the bytes lie inside Data
+// (a data section at byte 0 included), an error wrapping unit00.ErrInvalid
+// that names the tensor, never a panic, wherever they do not.
+func TestC10_1_TensorViews(t *testing.T) {
+	data := []byte("0123456789abcdef")
+	info := TensorInfo{Name: "t", Dims: []uint64{2}, Type: unit01.F32, Offset: 8} // 8 bytes
+	for _, c := range []struct {
+		name       string
+		file       File
+		want       string // "": an error
+		whyNoError string
+	}{
+		{"a data section at byte 0", File{Data: data, DataOffset: 0}, "89abcdef", ""},
+		{"a data section at byte 4", File{Data: data, DataOffset: 4}, "", "bytes [12, 20) of a 16-byte file"},
+		{"a negative DataOffset", File{Data: data, DataOffset: -8}, "", "a data section before the file's first byte"},
+		{"a DataOffset past the end", File{Data: data, DataOffset: 17}, "", "a data section after the file's last byte"},
+		{"a closed file", File{Data: nil, DataOffset: 0}, "", "no data: the file is closed"},
+	} {
+		f := c.file
+		f.Tensors = []TensorInfo{info}
+		got, view, err := f.Tensor("t")
+		switch {
+		case c.want != "" && err != nil:
+			t.Errorf("%s: Tensor(t) at Offset 8: %v; want the view %q", c.name, err, c.want)
+		case c.want != "" && string(view) != c.want:
+			t.Errorf("%s: Tensor(t) at Offset 8 = %q, want %q (data[DataOffset+Offset:][:8])", c.name, view, c.want)
+		case c.want != "" && !reflect.DeepEqual(got, info):
+			t.Errorf("%s: Tensor(t) info = %+v, want %+v", c.name, got, info)
+		case c.want == "" && (!errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), `"t"`)):
+			t.Errorf("%s: Tensor(t) = %q, %v; want an error wrapping unit00.ErrInvalid that names the tensor (%s)", c.name, view, err, c.whyNoError)
+		}
+	}
 }

@@ -71,6 +71,48 @@ func stackExperts(ts []Tensor) []Tensor {
 	return ts
 }
 
+// dropTensors removes the tensors whose names start with prefix.
+func dropTensors(prefix string) func([]Tensor) []Tensor {
+	return func(ts []Tensor) []Tensor {
+		var out []Tensor
+		for _, t := range ts {
+			if !strings.HasPrefix(t.Name, prefix) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+}
+
+// flatten makes the named tensor one-dimensional (the same bytes).
+func flatten(name string) func([]Tensor) []Tensor {
+	return func(ts []Tensor) []Tensor {
+		for i, t := range ts {
+			if t.Name == name {
+				n := uint64(1)
+				for _, d := range t.Dims {
+					n *= d
+				}
+				ts[i].Dims = []uint64{n}
+			}
+		}
+		return ts
+	}
+}
+
+// quantizeNorm stores the named F32 vector as Q8_0 blocks (of zeros): a
+// valid tensor of the right dims, in a type a norm cannot have.
+func quantizeNorm(name string) func([]Tensor) []Tensor {
+	return func(ts []Tensor) []Tensor {
+		for i, t := range ts {
+			if t.Name == name {
+				ts[i] = Tensor{Name: name, Dims: t.Dims, Type: unit01.Q8_0, Data: make([]byte, t.Dims[0]/32*34)}
+			}
+		}
+		return ts
+	}
+}
+
 func craftedModels() []crafted {
 	const a = "llama."
 	inv, uns := unit00.ErrInvalid, unit00.ErrUnsupported
@@ -84,6 +126,9 @@ func craftedModels() []crafted {
 		{name: "head_count_kv 3 (does not divide 8)", kvs: setU32(a+"attention.head_count_kv", 3), kind: inv, says: []string{"head_count_kv = 3", "head_count = 8"}},
 		{name: "rope.dimension_count 16 (partial rotary)", kvs: setU32(a+"rope.dimension_count", 16), kind: uns, says: []string{"rope.dimension_count = 16"}},
 		{name: "rope.dimension_count 64 (wider than a head)", kvs: setU32(a+"rope.dimension_count", 64), kind: inv, says: []string{"rope.dimension_count = 64"}},
+		{name: "rope.dimension_count 0", kvs: setU32(a+"rope.dimension_count", 0), kind: inv, says: []string{"rope.dimension_count = 0"}},
+		{name: "rope.dimension_count stored as a STRING", kvs: setKV(a+"rope.dimension_count", TypeString, "32"), kind: inv, says: []string{"rope.dimension_count"}},
+		{name: "head_count 256 (a head width of 1, odd)", kvs: both(setU32(a+"attention.head_count", 256), dropKey(a+"rope.dimension_count")), kind: inv, says: []string{"head width 1", "odd"}},
 		// Counts that describe no model.
 		{name: "embedding_length 0", kvs: setU32(a+"embedding_length", 0), kind: inv, says: []string{"embedding_length = 0"}},
 		{name: "embedding_length 2^40", kvs: setU32(a+"embedding_length", 1<<40), kind: inv, says: []string{"embedding_length = 1099511627776"}},
@@ -95,6 +140,11 @@ func craftedModels() []crafted {
 		{name: "layer_norm_rms_epsilon 0", kvs: setF32(a+"attention.layer_norm_rms_epsilon", 0), kind: inv, says: []string{"layer_norm_rms_epsilon = 0"}},
 		{name: "rope.freq_base -1", kvs: setF32(a+"rope.freq_base", -1), kind: inv, says: []string{"rope.freq_base = -1"}},
 		{name: "rope.freq_base NaN", kvs: setF32(a+"rope.freq_base", float32(math.NaN())), kind: inv, says: []string{"rope.freq_base = NaN"}},
+		{name: "rope.freq_base +Inf", kvs: setF32(a+"rope.freq_base", float32(math.Inf(1))), kind: inv, says: []string{"rope.freq_base = +Inf"}},
+		// Tensors that cannot be what their names say.
+		{name: "no block tensors", tensors: dropTensors("blk."), kind: inv, says: []string{"block_count = 2", "no block tensors"}},
+		{name: "token_embd.weight of 1 dimension", tensors: flatten("token_embd.weight"), kind: inv, says: []string{"token_embd.weight has 1 dimensions"}},
+		{name: "output_norm.weight stored as Q8_0", tensors: quantizeNorm("output_norm.weight"), kind: uns, says: []string{"output_norm.weight", "Q8_0"}},
 		// Mixture of experts: not this unit's model.
 		{name: "expert_count 8", kvs: setU32(a+"expert_count", 8), kind: uns, says: []string{"expert_count = 8", "mixture-of-experts"}},
 		{name: "stacked expert tensors", tensors: stackExperts, kind: uns, says: []string{"blk.0.ffn_gate_exps.weight", "mixture-of-experts"}},

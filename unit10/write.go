@@ -34,7 +34,9 @@ import (
 // Everything is checked before the first byte is written, so a bad argument
 // leaves w untouched. Errors wrapping unit00.ErrInvalid: an empty or
 // duplicate key; an unknown Type or Elem; a Value whose Go type is not the
-// one KV documents for its Type (and Elem); a general.alignment that is not
+// one KV documents for its Type (and Elem), named in the error with the
+// Type as the spec names it (UINT32, ARRAY of INT32) and the Go type it
+// needs; a general.alignment that is not
 // a UINT32 power of two; a tensor name that is empty, longer than 63 bytes
 // or used twice; dims or a type TensorInfo.Bytes rejects (with the kind it
 // gives: an unknown type wraps unit00.ErrUnsupported, as does an array of

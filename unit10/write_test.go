@@ -263,6 +263,27 @@ func TestC10_3_WriteErrors(t *testing.T) {
 		{"tensor name of 64 bytes", okKV, tensor(strings.Repeat("n", 64), unit01.F32, 32, 8), unit00.ErrInvalid, "nnnn"},
 		{"duplicate tensor name", okKV, tensor("t", unit01.F32, 32, 8), unit00.ErrInvalid, `"t"`},
 	}
+	// A Value of the wrong Go type: the error says which Type the entry
+	// has, as the spec names it, and which Go type that needs.
+	for _, c := range []struct {
+		kv   KV
+		says []string
+	}{
+		{KV{Key: "n", Type: TypeUint32, Value: 5}, []string{"UINT32", "uint32", "int"}},
+		{KV{Key: "a", Type: TypeArray, Elem: TypeInt32, Value: []uint32{1}}, []string{"ARRAY of INT32", "[]int32", "[]uint32"}},
+	} {
+		err := Write(io.Discard, kv(c.kv), nil)
+		for _, want := range c.says {
+			if !strings.Contains(fmt.Sprint(err), want) {
+				t.Errorf("Write of %q (Type %d, Elem %d) holding a %T: error %v; want it to say %q (the entry's Type as the spec names it, the Go type it needs, the one it got)", c.kv.Key, c.kv.Type, c.kv.Elem, c.kv.Value, err, want)
+			}
+		}
+	}
+	// The bounds themselves are allowed: a name of 63 bytes, the most
+	// GGML_MAX_NAME leaves room for.
+	if err := Write(io.Discard, okKV, tensor(strings.Repeat("n", 63), unit01.F32, 32, 8)); err != nil {
+		t.Errorf("Write of a tensor named with 63 bytes: %v; names of 1 to 63 bytes are allowed", err)
+	}
 	for _, c := range cases {
 		var buf bytes.Buffer
 		err := Write(&buf, c.kvs, c.tensors)
