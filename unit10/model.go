@@ -34,7 +34,8 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 // the file's bytes (nothing copied); F32 matrices are copied into
 // unit05.Dense matrices for the float32 GEMM; norms and biases are copied
 // (they are small). A missing tensor, or one whose dimensions are not the
-// [in, out] (ne[0] first) that c implies, is an error naming it.
+// [in, out] (ne[0] first) that c implies, is an error wrapping
+// unit00.ErrInvalid that names it.
 func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 	panic("TODO(10.4): write LoadWeights, see docs/unit10.md")
 }
