@@ -35,6 +35,7 @@ func Steps() []Step {
 		{"docs: seven parts per challenge, matching the tests; links and citations resolve in the repo", structural(checks.DocsAndLinks)},
 		{"testdata: every file matches its checksum manifest", structural(checks.Testdata)},
 		{"structure: amd64 assembly runs no legacy SSE with dirty upper halves", structural(checks.AsmSSE)},
+		{"structure: every sentinel error a test expects is named in the stub's doc comment", structural(checks.Contracts)},
 		{"go vet: stubs, oracle and tooling", stepVetStubs},
 		{"go vet: reference overlay", stepVetRef},
 		{"staticcheck: stubs, oracle and tooling", stepStaticcheckStubs},
