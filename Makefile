@@ -32,7 +32,7 @@ UNITS        := 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15
 UNIT_TARGETS := $(addprefix unit,$(UNITS))
 BOSS_TARGETS := $(addprefix boss,$(UNITS))
 
-.PHONY: help grade bosses hint test engine demo fmt lint tools qemu clean forge bench-openblas bench-llamacpp $(UNIT_TARGETS) $(BOSS_TARGETS)
+.PHONY: help grade bosses hint test mutation engine demo fmt lint tools qemu clean forge bench-openblas bench-llamacpp $(UNIT_TARGETS) $(BOSS_TARGETS)
 
 help:
 	@echo 'Learner:'
@@ -49,6 +49,7 @@ help:
 	@echo '  make bosses IMPL=ref       every boss figure against its bar'
 	@echo 'Project:'
 	@echo '  make test                  everything CI checks; closes with "make test: N passed, M failed"'
+	@echo '  make mutation [UNIT=05] [SAMPLE=N]  mechanical mutants of the reference: score and survivors'
 	@echo '  make demo                  build the engine and run it on a tiny synthetic model'
 	@echo '  make engine                build bin/llm (from IMPL, default ref)'
 	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
@@ -76,6 +77,16 @@ hint: forge
 # The CI entry point (.ci/run calls it) and the README's test command.
 test: tools forge
 	@$(FORGE) ci --staticcheck $(STATICCHECK)
+
+# Mechanical mutation testing of the reference solutions (every written
+# unit unless UNIT is given): the score per unit, bar 90%, and each survivor
+# with file:line. SAMPLE=N grades a deterministic sample of N per unit
+# (SEED=S picks another); J=N mutants at once (default: one per CPU).
+SAMPLE ?=
+SEED   ?=
+J      ?=
+mutation: forge
+	@$(FORGE) mutation $(UNIT) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED)) $(if $(J),-j $(J))
 
 engine: forge
 	@mkdir -p bin

@@ -12,6 +12,7 @@
 //	forge hint UNIT CH [--level N | --reset]
 //	forge bars
 //	forge mutants [UNIT[/NAME]...] [--write DIR]
+//	forge mutation [UNIT...] [-j N] [--sample N --seed S] [--timebox D] [--json FILE] [--triage]
 //	forge materialize --impl ref DIR
 //	forge check (api|imports|stubs|docs|all)
 //	forge ci
@@ -47,6 +48,7 @@ var commands = map[string]func(ctx context.Context, args []string) error{
 	"hint":        cmdHint,
 	"bars":        cmdBars,
 	"mutants":     cmdMutants,
+	"mutation":    cmdMutation,
 	"materialize": cmdMaterialize,
 	"check":       cmdCheck,
 	"ci":          cmdCI,
@@ -68,6 +70,9 @@ const usage = `forge: the Forge workbook tool
         print the table of boss bars
   forge mutants [UNIT[/NAME]...] [--write DIR]
         check that every mutant is caught, or write one as an IMPL folder
+  forge mutation [UNIT...] [-j N] [--sample N --seed S] [--timebox D] [--json FILE] [--triage]
+        generate mutants of the reference mechanically and grade each one:
+        the score (bar 90%) and every survivor with file:line
   forge materialize --impl ref DIR
         copy the repository to DIR with a selection swapped in for real
   forge check api|imports|stubs|docs|all

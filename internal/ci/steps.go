@@ -13,11 +13,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/llmforge/forge/bosses"
 	"github.com/llmforge/forge/internal/checks"
 	"github.com/llmforge/forge/internal/grade"
 	"github.com/llmforge/forge/internal/mutants"
+	"github.com/llmforge/forge/internal/mutation"
 	"github.com/llmforge/forge/internal/overlay"
 	"github.com/llmforge/forge/internal/workbook"
 )
@@ -42,6 +44,7 @@ func Steps() []Step {
 		{"tests: the engine (cmd/llm) on the reference", stepTestEngine},
 		{"red gate: every challenge fails on the stubs because of its TODO", stepRedGate},
 		{"mutants: every mutant is caught", stepMutants},
+		{"mutation: a deterministic sample of mechanical mutants per unit, against its floor", stepMutation},
 		{"bosses: reference figures meet their bars (quick)", stepBosses},
 		{"cross-build: linux/arm64, darwin/arm64, windows/amd64", stepCrossBuild},
 		{"tests: reference under GOARCH=arm64 (pure Go paths, qemu)", stepArm64},
@@ -298,6 +301,59 @@ func stepMutants(ctx context.Context, e *Env) error {
 	}
 	if missed > 0 {
 		return fmt.Errorf("%d mutant problems", missed)
+	}
+	return nil
+}
+
+// stepMutation grades a deterministic sample of the mechanical mutants of
+// every written unit (internal/mutation; the full run is make mutation) and
+// fails when a unit's sampled score is under its floor in
+// ci/mutation/floors.txt, or has fallen well under the score the same sample
+// had when the floor was set. The sample is drawn by a hash of each
+// mutant's identity, so an unchanged tree grades the same mutants every
+// time. The whole step is time-boxed; a unit the box cuts short is reported
+// and not gated.
+func stepMutation(ctx context.Context, e *Env) error {
+	floors, err := mutation.LoadFloors(mutation.FloorsFile(e.Repo))
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(mutation.CITimebox * time.Second)
+	bad := 0
+	for _, u := range e.Repo.WrittenUnits() {
+		f, ok := floors[u]
+		if !ok {
+			e.Logf("%s: no line in ci/mutation/floors.txt; run `make mutation UNIT=%02d` and add the floors line it prints\n", u, int(u))
+			bad++
+			continue
+		}
+		rep, err := mutation.Run(ctx, mutation.Options{
+			Repo: e.Repo, Unit: u, Jobs: runtime.NumCPU(),
+			Sample: mutation.CISample, Seed: mutation.CISeed, Deadline: deadline,
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %v", u, err)
+		}
+		e.Logf("%s (%v)\n", rep.ScoreLine(), rep.Elapsed.Round(time.Second))
+		for _, x := range rep.With(mutation.Survived, mutation.NotCovered) {
+			e.Logf("    survivor: %s\n", x.Mutant)
+		}
+		for _, s := range rep.Stale {
+			e.Logf("    stale triage entry, line %d of ci/mutation/%s.txt: %s %s %s -> %s\n", s.Line, u, s.Key.Func, s.Key.Op, s.Key.Orig, s.Key.Mut)
+		}
+		if rep.TimedOut {
+			e.Logf("%s: NOT GATED: the step's %ds time box ran out after %d of %d sampled mutants\n", u, mutation.CITimebox, rep.Total().Scored(), mutation.CISample)
+			continue
+		}
+		if why := mutation.Gate(rep.Total().Score(), f); why != "" {
+			e.Logf("%s: FAIL: %s\n", u, why)
+			bad++
+			continue
+		}
+		e.Logf("%s: ok: floor %.1f%%, this sample scored %.1f%% when it was set\n", u, f.Floor, f.Sample)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d units under their mutation floor", bad)
 	}
 	return nil
 }

@@ -1,0 +1,568 @@
+package mutation
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/build"
+	"go/build/constraint"
+	"hash/fnv"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmforge/forge/internal/overlay"
+	"github.com/llmforge/forge/internal/workbook"
+)
+
+// Status is what became of one mutant.
+type Status string
+
+const (
+	Killed       Status = "killed"        // the tests failed
+	Survived     Status = "survived"      // the tests passed
+	NotCovered   Status = "not-covered"   // no test runs its line: survived, not run
+	Timeout      Status = "timeout"       // the tests ran past the limit: counted as killed
+	NotCompiling Status = "not-compiling" // left out of the score
+	Equivalent   Status = "equivalent"    // triaged in ci/mutation/unitNN.txt: left out
+	NotRun       Status = "not-run"       // not drawn in the sample, or the time box ran out
+)
+
+// Options configure a run over one unit.
+type Options struct {
+	Repo   workbook.Repo
+	Unit   workbook.Unit
+	Jobs   int   // mutants graded at once; 0 for 1
+	Sample int   // grade this many mutants (a deterministic sample); 0 for all
+	Seed   int64 // picks the sample
+	// Deadline, if not zero, stops launching mutants (the time box); those
+	// left are NotRun.
+	Deadline time.Time
+	Long     bool      // run the tests without -test.short
+	Log      io.Writer // progress notes; nil for none
+	// TriagePath is the unit's equivalent-mutant file; "" for
+	// ci/mutation/unitNN.txt.
+	TriagePath string
+}
+
+// Result is one mutant's outcome.
+type Result struct {
+	Mutant Mutant
+	Status Status
+	Tags   string // build tags it was graded with
+	Detail string // why: the first failing test, the compile error, the triage reason
+}
+
+// UnitReport is the outcome of a run over one unit.
+type UnitReport struct {
+	Unit      workbook.Unit
+	Results   []Result      // every generated mutant, in source order
+	Skipped   []string      // files no tag set builds here, and why
+	Stale     []TriageEntry // triage entries that match no mutant
+	Sample    int           // the sample size asked for (0: all)
+	Seed      int64
+	TimedOut  bool          // the time box stopped the run early
+	RefTime   time.Duration // the reference's own test run, per tag set, longest
+	Elapsed   time.Duration
+	Unchecked int // mutants not type-checked in-process (no checker for their tags)
+}
+
+// tagSets are tried in order for each file: the first under which the file
+// is compiled on this machine grades its mutants.
+var tagSets = []string{"", "purego", "forgedebug", "purego,forgedebug"}
+
+// Run generates the unit's mutants and grades them.
+func Run(ctx context.Context, opt Options) (*UnitReport, error) {
+	start := time.Now()
+	if opt.Jobs < 1 {
+		opt.Jobs = 1
+	}
+	r, u := opt.Repo, opt.Unit
+	rep := &UnitReport{Unit: u, Sample: opt.Sample, Seed: opt.Seed}
+	solDir := r.SolutionDir(u)
+	names, err := workbook.ImplFiles(solDir)
+	if err != nil {
+		return nil, err
+	}
+	// Generate, file by file, remembering each file's text and tags.
+	srcs := map[string][]byte{}
+	fileTags := map[string]string{}
+	var ms []Mutant
+	for _, name := range names {
+		if filepath.Ext(name) != ".go" {
+			continue // assembly is not mutated
+		}
+		tags, why, err := tagsFor(filepath.Join(solDir, name))
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("solutions/%s/%s: %s", u.Dir(), name, why))
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(solDir, name))
+		if err != nil {
+			return nil, err
+		}
+		got, err := Generate("solutions/"+u.Dir()+"/"+name, src)
+		if err != nil {
+			return nil, err
+		}
+		srcs[name], fileTags[name] = src, tags
+		ms = append(ms, got...)
+	}
+	rep.Results = make([]Result, len(ms))
+	for i, m := range ms {
+		rep.Results[i] = Result{Mutant: m, Status: NotRun, Tags: fileTags[baseName(m.File)]}
+	}
+	triagePath := opt.TriagePath
+	if triagePath == "" {
+		triagePath = TriageFile(r, u)
+	}
+	entries, err := LoadTriage(triagePath)
+	if err != nil {
+		return nil, err
+	}
+	equiv, stale := Triage(ms, entries)
+	rep.Stale = stale
+	for i, reason := range equiv {
+		rep.Results[i].Status, rep.Results[i].Detail = Equivalent, reason
+	}
+
+	tmp, err := os.MkdirTemp("", "forge-mutation-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	base, err := overlay.Build(r, overlay.Selection{Impl: overlay.Ref, Deps: overlay.Ref})
+	if err != nil {
+		return nil, err
+	}
+	basePath, err := base.Write(tmp, "ref.json")
+	if err != nil {
+		return nil, err
+	}
+	envs := map[string]*tagEnv{}
+	tree := ""
+	env := func(tags string) (*tagEnv, error) {
+		if e, ok := envs[tags]; ok {
+			return e, nil
+		}
+		opt.logf("%s: the reference with tags %q: coverage, timing, type-checker\n", u, tags)
+		if tree == "" {
+			// go test -cover ignores -overlay for the files it instruments
+			// (it would cover the stubs), so coverage runs in a copy of the
+			// tree with the reference swapped in for real.
+			tree = filepath.Join(tmp, "tree")
+			if err := overlay.Materialize(r, base, tree); err != nil {
+				return nil, err
+			}
+		}
+		e, err := newTagEnv(ctx, r, u, basePath, tree, tags, !opt.Long, tmp)
+		if err != nil {
+			return nil, err
+		}
+		envs[tags] = e
+		if e.coverNote != "" {
+			opt.logf("%s: tags %q: %s\n", u, tags, e.coverNote)
+		}
+		if e.checkErr != nil {
+			opt.logf("%s: no in-process type-check, every mutant goes to the compiler: %v\n", u, e.checkErr)
+		}
+		rep.RefTime = max(rep.RefTime, e.refTime)
+		return e, nil
+	}
+
+	order := candidates(rep.Results, opt.Sample, opt.Seed)
+	g := &grader{repo: r, unit: u, base: base, tmp: tmp, short: !opt.Long}
+	results := make(chan graded)
+	inFlight, scored := 0, 0
+	collect := func() {
+		res := <-results
+		inFlight--
+		rep.Results[res.i].Status, rep.Results[res.i].Detail = res.status, res.detail
+		if res.status != NotCompiling {
+			scored++
+		}
+	}
+	total := len(order)
+	if opt.Sample > 0 {
+		total = min(total, opt.Sample)
+	}
+	opt.logf("%s: %d mutants generated, %d to grade, %d at a time\n", u, len(ms), total, opt.Jobs)
+	progress := newProgress(opt.Log, u, total)
+	for _, i := range order {
+		if ctx.Err() != nil {
+			break
+		}
+		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
+			rep.TimedOut = true
+			break
+		}
+		for opt.Sample > 0 && inFlight > 0 && scored+inFlight >= opt.Sample {
+			collect()
+		}
+		if opt.Sample > 0 && scored >= opt.Sample {
+			break
+		}
+		res := &rep.Results[i]
+		m := res.Mutant
+		e, err := env(res.Tags)
+		if err != nil {
+			return nil, err
+		}
+		name := baseName(m.File)
+		mutated := m.Apply(srcs[name])
+		if e.checker != nil && e.checker.has(name) {
+			if err := e.checker.check(name, mutated); err != nil {
+				res.Status, res.Detail = NotCompiling, "type-check: "+err.Error()
+				continue
+			}
+		} else {
+			rep.Unchecked++
+		}
+		if !e.covered(name, m.Line, m.Col) {
+			res.Status, res.Detail = NotCovered, "no test runs this line"
+			scored++
+			progress.step()
+			continue
+		}
+		for inFlight >= opt.Jobs {
+			collect()
+		}
+		inFlight++
+		tags := res.Tags
+		go func() {
+			st, detail := g.grade(ctx, m, mutated, tags, e)
+			progress.step()
+			results <- graded{i, st, detail}
+		}()
+	}
+	for inFlight > 0 {
+		collect()
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, ctx.Err()
+}
+
+type graded struct {
+	i      int
+	status Status
+	detail string
+}
+
+// candidates orders the mutants to grade: all of them in source order, or,
+// for a sample, every one in the order of a hash of its identity and the
+// seed, so the same tree and seed draw the same sample, and an edit moves
+// only the mutants it touches in or out of it.
+func candidates(rs []Result, sample int, seed int64) []int {
+	var idx []int
+	for i, r := range rs {
+		if r.Status != Equivalent {
+			idx = append(idx, i)
+		}
+	}
+	if sample <= 0 {
+		return idx
+	}
+	h := make(map[int]uint64, len(idx))
+	for _, i := range idx {
+		h[i] = sampleHash(rs[i].Mutant.Key(), seed)
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return h[idx[a]] < h[idx[b]] })
+	return idx
+}
+
+func sampleHash(k Key, seed int64) uint64 {
+	f := fnv.New64a()
+	fmt.Fprintf(f, "%d\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", seed, k.File, k.Func, k.Op, k.Orig, k.Mut, k.Occ)
+	return f.Sum64()
+}
+
+// TriageFile is where the unit's equivalent mutants are recorded.
+func TriageFile(r workbook.Repo, u workbook.Unit) string {
+	return filepath.Join(r.Root, "ci", "mutation", u.Dir()+".txt")
+}
+
+// tagsFor picks the first tag set under which the file is compiled on this
+// machine, or says why none is.
+func tagsFor(path string) (tags, why string, err error) {
+	dir, name := filepath.Split(path)
+	for _, t := range tagSets {
+		bctx := build.Default
+		if t != "" {
+			bctx.BuildTags = strings.Split(t, ",")
+		}
+		ok, err := bctx.MatchFile(dir, name)
+		if err != nil {
+			return "", "", err
+		}
+		if ok {
+			return t, "", nil
+		}
+	}
+	return "", fmt.Sprintf("not compiled on %s/%s with any of the tags %q (%s)", build.Default.GOOS, build.Default.GOARCH, tagSets, buildLine(path)), nil
+}
+
+// buildLine is the file's //go:build line, or its name's GOOS/GOARCH suffix.
+func buildLine(path string) string {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if constraint.IsGoBuild(l) {
+				return l
+			}
+		}
+	}
+	return "its file name"
+}
+
+// tagEnv is what grading under one tag set needs, prepared once: the
+// reference's coverage, its run time and a type-checker.
+type tagEnv struct {
+	tags      string
+	refTime   time.Duration
+	timeout   time.Duration
+	cover     map[string][]block // by base file name; nil: run every mutant
+	coverNote string             // why there is no coverage
+	checker   *typeChecker
+	checkErr  error
+}
+
+type block struct {
+	l0, c0, l1, c1 int
+	count          int
+}
+
+// newTagEnv runs the reference's tests twice: plainly, where they must pass
+// and their time sets the mutants' timeout, and with coverage of the unit's
+// package, in tree (the repository materialized with the reference), whose
+// profile says which lines some test runs. Should a test fail under
+// coverage, no mutant is skipped as not covered.
+func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPath, tree, tags string, short bool, tmp string) (*tagEnv, error) {
+	e := &tagEnv{tags: tags}
+	dir, err := os.MkdirTemp(tmp, "ref-")
+	if err != nil {
+		return nil, err
+	}
+	run := []string{"-test.count=1"}
+	if short {
+		run = append(run, "-test.short")
+	}
+	bin := filepath.Join(dir, "ref.test")
+	if out, err := goCmd(ctx, r.Root, "test", "-c", "-o", bin, "-overlay", overlayPath, "-tags", tags, "./"+u.Dir()); err != nil {
+		return nil, fmt.Errorf("the reference of %s does not build with tags %q: %v\n%s", u, tags, err, out)
+	}
+	t0 := time.Now()
+	cmd := exec.CommandContext(ctx, bin, run...)
+	cmd.Dir = r.UnitDir(u)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("the reference of %s fails its own tests with tags %q, so no mutant can be graded: %v\n%s", u, tags, err, tailLines(string(out), 20))
+	}
+	e.refTime = time.Since(t0)
+	// Three times the reference's own time, plus slack for a loaded machine.
+	e.timeout = 3*e.refTime + 10*time.Second
+
+	cbin := filepath.Join(dir, "cover.test")
+	if out, err := goCmd(ctx, tree, "test", "-c", "-o", cbin, "-tags", tags, "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
+		return nil, fmt.Errorf("the reference of %s does not build with coverage and tags %q: %v\n%s", u, tags, err, out)
+	}
+	profile := filepath.Join(dir, "cover.out")
+	cmd = exec.CommandContext(ctx, cbin, append(run, "-test.coverprofile="+profile, "-test.gocoverdir="+dir)...)
+	cmd.Dir = filepath.Join(tree, u.Dir())
+	if out, err := cmd.CombinedOutput(); err == nil {
+		if e.cover, err = readProfile(profile); err != nil {
+			return nil, err
+		}
+	} else {
+		e.coverNote = fmt.Sprintf("the tests fail under coverage (%s), so every mutant runs", firstFailure(out))
+	}
+	e.checker, e.checkErr = newTypeChecker(ctx, r.Root, u.Dir(), u.ImportPath(), r.SolutionDir(u), overlayPath, tags)
+	return e, nil
+}
+
+// covered reports whether a test runs the statement at file:line:col. A
+// position no block holds (a package-level declaration, say) counts as
+// covered: only coverage can prove a mutant harmless to skip.
+func (e *tagEnv) covered(file string, line, col int) bool {
+	blocks, ok := e.cover[file]
+	if !ok {
+		return true
+	}
+	inAny := false
+	for _, b := range blocks {
+		after := line > b.l0 || line == b.l0 && col >= b.c0
+		before := line < b.l1 || line == b.l1 && col <= b.c1
+		if after && before {
+			if b.count > 0 {
+				return true
+			}
+			inAny = true
+		}
+	}
+	return !inAny
+}
+
+// readProfile parses a Go cover profile: "pkg/file.go:l0.c0,l1.c1 stmts count".
+func readProfile(path string) (map[string][]block, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string][]block{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "mode:") {
+			continue
+		}
+		var b block
+		var stmts int
+		colon := strings.LastIndex(line, ":")
+		if colon < 0 {
+			continue
+		}
+		if _, err := fmt.Sscanf(line[colon+1:], "%d.%d,%d.%d %d %d", &b.l0, &b.c0, &b.l1, &b.c1, &stmts, &b.count); err != nil {
+			return nil, fmt.Errorf("%s: cannot read %q: %v", path, line, err)
+		}
+		name := baseName(line[:colon])
+		out[name] = append(out[name], b)
+	}
+	return out, sc.Err()
+}
+
+// grader compiles and runs one mutant at a time, several in parallel.
+type grader struct {
+	repo  workbook.Repo
+	unit  workbook.Unit
+	base  overlay.Overlay
+	tmp   string
+	short bool
+	n     atomic.Int64
+}
+
+func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags string, e *tagEnv) (Status, string) {
+	dir := filepath.Join(g.tmp, "m"+strconv.FormatInt(g.n.Add(1), 10))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return NotCompiling, err.Error()
+	}
+	defer os.RemoveAll(dir)
+	name := baseName(m.File)
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, mutated, 0o644); err != nil {
+		return NotCompiling, err.Error()
+	}
+	ov := overlay.Overlay{Replace: make(map[string]string, len(g.base.Replace)+1)}
+	for k, v := range g.base.Replace {
+		ov.Replace[k] = v
+	}
+	ov.Replace[filepath.Join(g.repo.UnitDir(g.unit), name)] = file
+	data, err := json.Marshal(ov)
+	if err != nil {
+		return NotCompiling, err.Error()
+	}
+	ovPath := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(ovPath, data, 0o644); err != nil {
+		return NotCompiling, err.Error()
+	}
+	bin := filepath.Join(dir, "m.test")
+	if out, err := goCmd(ctx, g.repo.Root, "test", "-c", "-o", bin, "-overlay", ovPath, "-tags", tags, "./"+g.unit.Dir()); err != nil {
+		return NotCompiling, firstLine(out)
+	}
+	args := []string{"-test.count=1", "-test.failfast", "-test.timeout=" + e.timeout.String()}
+	if g.short {
+		args = append(args, "-test.short")
+	}
+	// The test binary's own -test.timeout panics with a message; the
+	// context kills it should it hang where that panic cannot fire.
+	rctx, cancel := context.WithTimeout(ctx, e.timeout+15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, bin, args...)
+	cmd.Dir = g.repo.UnitDir(g.unit)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err == nil:
+		return Survived, ""
+	case rctx.Err() != nil && ctx.Err() == nil,
+		bytes.Contains(out, []byte("panic: test timed out after")):
+		return Timeout, fmt.Sprintf("ran past %v", e.timeout)
+	}
+	return Killed, firstFailure(out)
+}
+
+func goCmd(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// firstFailure is the first "--- FAIL" line (or panic) of a test run.
+func firstFailure(out []byte) string {
+	for _, l := range strings.Split(string(out), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "--- FAIL") || strings.HasPrefix(t, "panic:") {
+			return t
+		}
+	}
+	return firstLine(string(out))
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return ""
+}
+
+func tailLines(s string, n int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func (o Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format, args...)
+	}
+}
+
+// progress prints a line every tenth of the way.
+type progress struct {
+	w           io.Writer
+	u           workbook.Unit
+	total, done atomic.Int64
+	t0          time.Time
+	last        atomic.Int64
+}
+
+func newProgress(w io.Writer, u workbook.Unit, total int) *progress {
+	p := &progress{w: w, u: u, t0: time.Now()}
+	p.total.Store(int64(total))
+	return p
+}
+
+func (p *progress) step() {
+	n := p.done.Add(1)
+	if p.w == nil {
+		return
+	}
+	tenth := n * 10 / max(1, p.total.Load())
+	if old := p.last.Load(); tenth > old && p.last.CompareAndSwap(old, tenth) {
+		fmt.Fprintf(p.w, "%s: %d of %d graded (%v)\n", p.u, n, p.total.Load(), time.Since(p.t0).Round(time.Second))
+	}
+}
