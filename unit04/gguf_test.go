@@ -267,10 +267,10 @@ func TestC4_6_ValueTypes(t *testing.T) {
 	g.kv("tokenizer.ggml.scores", 9).arr(6, 4).u32(math.Float32bits(0)).u32(math.Float32bits(-1.5)).u32(math.Float32bits(2)).u32(math.Float32bits(-1e9))
 	g.kv("tokenizer.ggml.token_type", 9).arr(5, 4).u32(2).u32(3).u32(3).u32(1)
 	g.kv("tokenizer.ggml.merges", 9).arr(8, 1).str("▁ a")
-	g.kv("tokenizer.ggml.bos_token_id", 0).u8(1)         // UINT8
-	g.kv("tokenizer.ggml.eos_token_id", 3).u8(2).u8(0)   // INT16
-	g.kv("tokenizer.ggml.unknown_token_id", 10).u64(0)   // UINT64
-	g.kv("tokenizer.ggml.add_eos_token", 7).u8(2)        // any non-zero byte is true
+	g.kv("tokenizer.ggml.bos_token_id", 0).u8(1)       // UINT8
+	g.kv("tokenizer.ggml.eos_token_id", 3).u8(2).u8(0) // INT16
+	g.kv("tokenizer.ggml.unknown_token_id", 10).u64(0) // UINT64
+	g.kv("tokenizer.ggml.add_eos_token", 7).u8(2)      // any non-zero byte is true
 	g.kv("tokenizer.chat_template", 8).str("{{ x }}")
 	n += 13
 	data := append(header(uint64(n)).Bytes(), g.Bytes()...)
