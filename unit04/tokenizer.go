@@ -16,17 +16,20 @@ type Tokenizer struct {
 // EncodeOptions choose what Encode adds besides the text's own tokens.
 type EncodeOptions struct {
 	// AddSpecial adds BOS before and EOS after the text, as the
-	// vocabulary's AddBOS and AddEOS flags say.
+	// vocabulary's AddBOS and AddEOS flags say (nothing where the id is −1).
 	AddSpecial bool
 	// ParseSpecial recognises special tokens written in the text, such as
-	// "<|endoftext|>" or "<s>" (control and user-defined tokens). Without it
-	// they are ordinary text, so a user cannot inject them.
+	// "<|endoftext|>" or "<s>" (control and user-defined tokens with
+	// non-empty text, the longest first where one contains another).
+	// Without it they are ordinary text, so a user cannot inject them.
 	ParseSpecial bool
 }
 
 // New builds the tokenizer of a vocabulary: byte-level BPE for model
-// "gpt2", SentencePiece BPE for "llama". An unknown pre-tokenizer or a
-// malformed merge list is an error.
+// "gpt2", SentencePiece BPE for "llama". Another model or an unknown
+// pre-tokenizer is an error wrapping unit00.ErrUnsupported, a malformed
+// merge list one wrapping unit00.ErrInvalid. A token text that repeats
+// stands for its first id.
 func New(v *Vocab) (*Tokenizer, error) {
 	panic("TODO(4.3): write New, see docs/unit04.md")
 }
