@@ -67,3 +67,26 @@ func TestC4_1_ByteLevelText(t *testing.T) {
 		t.Errorf("FromByteLevel of a character outside the map: error %v, want unit00.ErrInvalid", err)
 	}
 }
+
+// TestC4_1_ByteLevelEdges checks FromByteLevel at the edges of the map: the
+// first and last of its characters, the ones just outside (U+0144, a
+// space, a control), invalid UTF-8, and empty text.
+func TestC4_1_ByteLevelEdges(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []byte
+	}{
+		{"", []byte{}}, {"\u0100", []byte{0}}, {"\u0143", []byte{0xAD}}, {"\u0142", []byte{0xA0}},
+		{"!~\u00a1\u00ac\u00ae\u00ff", []byte{'!', '~', 0xA1, 0xAC, 0xAE, 0xFF}},
+	} {
+		got, err := FromByteLevel(c.in)
+		if err != nil || !bytes.Equal(got, c.want) {
+			t.Errorf("FromByteLevel(%q) = % x, %v; want % x", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"\u0144", "a\u0144", " ", "\x00", "\u007f", "\u00ad", "\xff", "a\xc3", "\U0010FFFF"} {
+		if got, err := FromByteLevel(in); !errors.Is(err, unit00.ErrInvalid) {
+			t.Errorf("FromByteLevel(%q) = % x, %v; want an error wrapping unit00.ErrInvalid: that text holds a character outside the map", in, got, err)
+		}
+	}
+}

@@ -15,7 +15,10 @@ func LoadVocab(path string) (*Vocab, error) {
 // length is checked against the bytes left before it is used, so a corrupt
 // or hostile file gets an error naming the field and its byte offset
 // (wrapping unit00.ErrTruncated, ErrInvalid or ErrUnsupported), never a
-// panic or a huge allocation. source names the input in errors.
+// panic or a huge allocation. source names the input in errors. A token id
+// (bos, eos, unknown) may be stored in any integer type; a negative one, or
+// one past int32, is ErrInvalid at the start of its entry, as a tokenizer
+// key's value of the wrong type is.
 func ReadVocab(r io.Reader, size int64, source string) (*Vocab, error) {
 	panic("TODO(4.6): write ReadVocab, see docs/unit04.md")
 }

@@ -10,6 +10,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+
 	"github.com/llmforge/forge/unit00"
 )
 
@@ -101,6 +105,33 @@ func TestC4_6_Malformed(t *testing.T) {
 		{"bos beyond the tokens", header(3).str("tokenizer.ggml.model").u32(8).str("llama").
 			str("tokenizer.ggml.tokens").u32(9).u32(8).u64(1).str("a").
 			str("tokenizer.ggml.bos_token_id").u32(4).u32(7).Bytes(), unit00.ErrInvalid, false, -1},
+		// Checks at their edges, one value past what is allowed.
+		{"version 4", withVersion(4), unit00.ErrUnsupported, true, 4},
+		{"empty key", header(1).str("").u32(4).u32(1).Bytes(), unit00.ErrInvalid, true, 24},
+		{"unknown array element type", header(1).str("k").u32(9).u32(13).u64(0).Bytes(), unit00.ErrUnsupported, true, 37},
+		{"string one byte longer than the file", append(header(1).str("k").u32(8).u64(4).Bytes(), "abc"...), unit00.ErrInvalid, true, 37},
+		{"array of UINT32 one element longer than the file", append(header(1).str("k").u32(9).u32(4).u64(2).Bytes(), 1, 2, 3, 4, 5, 6, 7), unit00.ErrInvalid, true, 41},
+		{"array of strings longer than the file (8 bytes per length at least)", header(1).str("k").u32(9).u32(8).u64(2).str("1234567").Bytes(), unit00.ErrInvalid, true, 41},
+		{"kv count beyond the file (12 bytes per entry at least)", append(header(2).str("k").u32(0).u8(1).Bytes(), make([]byte, 9)...), unit00.ErrInvalid, true, 16},
+		{"tokens of the wrong type", header(1).str("tokenizer.ggml.tokens").u32(9).u32(5).u64(1).u32(0).Bytes(), unit00.ErrInvalid, true, 24},
+		{"merges of the wrong type", header(1).str("tokenizer.ggml.merges").u32(8).str("a b").Bytes(), unit00.ErrInvalid, true, 24},
+		{"scores of the wrong type", header(1).str("tokenizer.ggml.scores").u32(9).u32(5).u64(1).u32(0).Bytes(), unit00.ErrInvalid, true, 24},
+		{"token types of the wrong type", header(1).str("tokenizer.ggml.token_type").u32(9).u32(6).u64(1).u32(0).Bytes(), unit00.ErrInvalid, true, 24},
+		{"pre of the wrong type", header(1).str("tokenizer.ggml.pre").u32(4).u32(1).Bytes(), unit00.ErrInvalid, true, 24},
+		{"unknown_token_id of the wrong type", header(1).str("tokenizer.ggml.unknown_token_id").u32(8).str("0").Bytes(), unit00.ErrInvalid, true, 24},
+		{"add_bos_token of the wrong type", header(1).str("tokenizer.ggml.add_bos_token").u32(0).u8(1).Bytes(), unit00.ErrInvalid, true, 24},
+		{"add_eos_token of the wrong type", header(1).str("tokenizer.ggml.add_eos_token").u32(4).u32(1).Bytes(), unit00.ErrInvalid, true, 24},
+		{"add_space_prefix of the wrong type", header(1).str("tokenizer.ggml.add_space_prefix").u32(8).str("yes").Bytes(), unit00.ErrInvalid, true, 24},
+		{"model bert", header(2).twoTokens("bert").Bytes(), unit00.ErrUnsupported, false, -1},
+		{"no tokens", header(1).str("tokenizer.ggml.model").u32(8).str("gpt2").Bytes(), unit00.ErrInvalid, false, -1},
+		{"token types do not match tokens", header(3).twoTokens("llama").
+			str("tokenizer.ggml.token_type").u32(9).u32(5).u64(1).u32(1).Bytes(), unit00.ErrInvalid, false, -1},
+		{"bos one past the last token", header(3).twoTokens("gpt2").
+			str("tokenizer.ggml.bos_token_id").u32(4).u32(2).Bytes(), unit00.ErrInvalid, false, -1},
+		{"eos beyond the tokens", header(3).twoTokens("gpt2").
+			str("tokenizer.ggml.eos_token_id").u32(4).u32(2).Bytes(), unit00.ErrInvalid, false, -1},
+		{"unk beyond the tokens", header(3).twoTokens("gpt2").
+			str("tokenizer.ggml.unknown_token_id").u32(4).u32(2).Bytes(), unit00.ErrInvalid, false, -1},
 	}
 	// Truncation at every byte of a good file: either the bytes run out
 	// (ErrTruncated) or a length is longer than what is left (ErrInvalid).
@@ -145,4 +176,155 @@ func FuzzReadVocab(f *testing.F) {
 			t.Fatalf("ReadVocab accepted a file without tokens: %+v", v)
 		}
 	})
+}
+
+func (g *gguf) u8(x uint8) *gguf { g.WriteByte(x); return g }
+
+// kv starts a metadata entry: its key and value type.
+func (g *gguf) kv(key string, typ uint32) *gguf { return g.str(key).u32(typ) }
+
+// arr starts an array value of n elements of type elem.
+func (g *gguf) arr(elem uint32, n uint64) *gguf { return g.u32(elem).u64(n) }
+
+// flag writes a BOOL entry.
+func (g *gguf) flag(key string, b bool) *gguf {
+	if b {
+		return g.kv(key, 7).u8(1)
+	}
+	return g.kv(key, 7).u8(0)
+}
+
+// twoTokens writes the tokenizer.ggml.model and .tokens entries of a
+// two-token vocabulary.
+func (g *gguf) twoTokens(model string) *gguf {
+	g.kv("tokenizer.ggml.model", 8).str(model)
+	g.kv("tokenizer.ggml.tokens", 9).arr(8, 2).str("a").str("b")
+	return g
+}
+
+// TestC4_6_Defaults checks what absent keys become (ids −1, AddBOS and
+// AddSpacePrefix true for "llama" only, AddEOS false) and that present flags
+// win over the defaults, in either direction; and that version 2 files read
+// like version 3.
+func TestC4_6_Defaults(t *testing.T) {
+	base := Vocab{Tokens: []string{"a", "b"}, BOS: -1, EOS: -1, UNK: -1}
+	with := func(model string, addBOS, addEOS, space bool) Vocab {
+		v := base
+		v.Model, v.AddBOS, v.AddEOS, v.AddSpacePrefix = model, addBOS, addEOS, space
+		return v
+	}
+	version2 := header(2).twoTokens("llama").Bytes()
+	binary.LittleEndian.PutUint32(version2[4:], 2)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want Vocab
+	}{
+		{"llama, no flags: AddBOS and AddSpacePrefix default to true", header(2).twoTokens("llama").Bytes(), with("llama", true, false, true)},
+		{"gpt2, no flags: every flag defaults to false", header(2).twoTokens("gpt2").Bytes(), with("gpt2", false, false, false)},
+		{"llama, add_bos_token and add_space_prefix false, add_eos_token true",
+			header(5).twoTokens("llama").flag("tokenizer.ggml.add_bos_token", false).
+				flag("tokenizer.ggml.add_space_prefix", false).flag("tokenizer.ggml.add_eos_token", true).Bytes(),
+			with("llama", false, true, false)},
+		{"gpt2, add_bos_token and add_space_prefix true, add_eos_token false",
+			header(5).twoTokens("gpt2").flag("tokenizer.ggml.add_bos_token", true).
+				flag("tokenizer.ggml.add_space_prefix", true).flag("tokenizer.ggml.add_eos_token", false).Bytes(),
+			with("gpt2", true, false, true)},
+		{"GGUF version 2 (no flags, llama)", version2, with("llama", true, false, true)},
+	} {
+		got, err := ReadVocab(bytes.NewReader(c.data), int64(len(c.data)), "toy.gguf")
+		require.NoError(t, err, c.name)
+		if diff := cmp.Diff(c.want, *got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: ReadVocab gives another Vocab (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+// TestC4_6_ValueTypes reads a file holding a value of every GGUF type:
+// scalars, strings and arrays of each under keys the tokenizer does not use
+// (read past by their sizes: one wrong size and every later field is read
+// from the wrong bytes), and the tokenizer's keys with token ids written in
+// several integer types.
+func TestC4_6_ValueTypes(t *testing.T) {
+	scalars := []struct {
+		typ  uint32
+		size int
+	}{{0, 1}, {1, 1}, {2, 2}, {3, 2}, {4, 4}, {5, 4}, {6, 4}, {7, 1}, {10, 8}, {11, 8}, {12, 8}}
+	g := &gguf{}
+	n := 0
+	for _, s := range scalars {
+		g.kv(fmt.Sprintf("general.scalar%d", s.typ), s.typ).Write(bytes.Repeat([]byte{0xA5}, s.size))
+		g.kv(fmt.Sprintf("general.array%d", s.typ), 9).arr(s.typ, 3).Write(bytes.Repeat([]byte{0x5A}, 3*s.size))
+		// An array of a type the tokenizer does not keep, under its prefix.
+		g.kv(fmt.Sprintf("tokenizer.ggml.extra%d", s.typ), 9).arr(s.typ, 2).Write(bytes.Repeat([]byte{0x01}, 2*s.size))
+		n += 3
+	}
+	g.kv("general.name", 8).str("every type")
+	g.kv("general.tags", 9).arr(8, 3).str("x").str("").str("yz")
+	g.kv("tokenizer.ggml.model", 8).str("llama")
+	g.kv("tokenizer.ggml.pre", 8).str("default")
+	g.kv("tokenizer.ggml.tokens", 9).arr(8, 4).str("<unk>").str("<s>").str("</s>").str("▁a")
+	g.kv("tokenizer.ggml.scores", 9).arr(6, 4).u32(math.Float32bits(0)).u32(math.Float32bits(-1.5)).u32(math.Float32bits(2)).u32(math.Float32bits(-1e9))
+	g.kv("tokenizer.ggml.token_type", 9).arr(5, 4).u32(2).u32(3).u32(3).u32(1)
+	g.kv("tokenizer.ggml.merges", 9).arr(8, 1).str("▁ a")
+	g.kv("tokenizer.ggml.bos_token_id", 0).u8(1)       // UINT8
+	g.kv("tokenizer.ggml.eos_token_id", 3).u8(2).u8(0) // INT16
+	g.kv("tokenizer.ggml.unknown_token_id", 10).u64(0) // UINT64
+	g.kv("tokenizer.ggml.add_eos_token", 7).u8(2)      // any non-zero byte is true
+	g.kv("tokenizer.chat_template", 8).str("{{ x }}")
+	n += 13
+	data := append(header(uint64(n)).Bytes(), g.Bytes()...)
+	got, err := ReadVocab(bytes.NewReader(data), int64(len(data)), "types.gguf")
+	require.NoError(t, err, "ReadVocab of a file with a value of every type")
+	want := Vocab{
+		Model: "llama", Pre: "default", Tokens: []string{"<unk>", "<s>", "</s>", "▁a"},
+		Scores: []float32{0, -1.5, 2, -1e9}, Types: []int32{2, 3, 3, 1}, Merges: []string{"▁ a"},
+		BOS: 1, EOS: 2, UNK: 0, AddBOS: true, AddEOS: true, AddSpacePrefix: true,
+	}
+	if diff := cmp.Diff(want, *got); diff != "" {
+		t.Errorf("ReadVocab of a file with a value of every type (-want +got):\n%s", diff)
+	}
+	// Every integer type may hold a token id; a negative one or one past
+	// int32 is not an id.
+	for _, c := range []struct {
+		name string
+		typ  uint32
+		val  []byte
+		ok   bool
+	}{
+		{"UINT8 1", 0, []byte{1}, true}, {"INT8 1", 1, []byte{1}, true},
+		{"UINT16 1", 2, []byte{1, 0}, true}, {"INT16 1", 3, []byte{1, 0}, true},
+		{"UINT32 1", 4, []byte{1, 0, 0, 0}, true}, {"INT32 1", 5, []byte{1, 0, 0, 0}, true},
+		{"UINT64 1", 10, []byte{1, 0, 0, 0, 0, 0, 0, 0}, true}, {"INT64 1", 11, []byte{1, 0, 0, 0, 0, 0, 0, 0}, true},
+		{"INT8 -1", 1, []byte{0xFF}, false}, {"INT16 -1", 3, []byte{0xFF, 0xFF}, false},
+		{"INT32 -1", 5, []byte{0xFF, 0xFF, 0xFF, 0xFF}, false},
+		{"INT64 -1", 11, bytes.Repeat([]byte{0xFF}, 8), false},
+		{"UINT64 2^32+1", 10, []byte{1, 0, 0, 0, 1, 0, 0, 0}, false},
+		{"INT64 2^32+1", 11, []byte{1, 0, 0, 0, 1, 0, 0, 0}, false},
+		{"FLOAT32 1", 6, []byte{0, 0, 0x80, 0x3F}, false},
+		{"BOOL true", 7, []byte{1}, false},
+	} {
+		g := header(3).twoTokens("gpt2")
+		at := int64(g.Len())
+		g.kv("tokenizer.ggml.eos_token_id", c.typ).Write(c.val)
+		v, err := ReadVocab(bytes.NewReader(g.Bytes()), int64(g.Len()), "ids.gguf")
+		if c.ok {
+			if err != nil || v.EOS != 1 {
+				t.Errorf("eos_token_id as %s: ReadVocab gives EOS %v, error %v; want 1 and no error (any integer type may hold an id)", c.name, eosOf(v), err)
+			}
+			continue
+		}
+		require.ErrorIs(t, err, unit00.ErrInvalid, "eos_token_id as %s is not a token id", c.name)
+		var ie *unit00.InputError
+		if !errors.As(err, &ie) || ie.Offset != at {
+			t.Errorf("eos_token_id as %s: error %q should be an InputError at byte %d, where the entry starts", c.name, err, at)
+		}
+	}
+}
+
+func eosOf(v *Vocab) any {
+	if v == nil {
+		return nil
+	}
+	return v.EOS
 }

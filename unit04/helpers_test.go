@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/llmforge/forge/oracle"
 )
@@ -195,5 +196,75 @@ func checkVocabCases(t *testing.T, names ...string) {
 				}
 			}
 		})
+	}
+}
+
+// byteChar is GPT-2's character for byte b (the 4.1 map, written out again
+// so that the toy vocabularies below do not depend on ByteRune).
+func byteChar(b byte) string {
+	self := func(c int) bool { return c >= 0x21 && c <= 0x7E || c >= 0xA1 && c <= 0xAC || c >= 0xAE }
+	if self(int(b)) {
+		return string(rune(b))
+	}
+	n := 0
+	for c := 0; c < int(b); c++ {
+		if !self(c) {
+			n++
+		}
+	}
+	return string(rune(256 + n))
+}
+
+// toyByteVocab is a byte-level vocabulary whose ids 0–255 are the
+// characters of the bytes 0–255, so that text no merge applies to encodes to
+// its own bytes; the extra tokens follow from id 256, all of type normal.
+func toyByteVocab(pre string, merges []string, extra ...string) *Vocab {
+	v := &Vocab{Model: "gpt2", Pre: pre, Merges: merges, BOS: -1, EOS: -1, UNK: -1}
+	for b := range 256 {
+		v.Tokens = append(v.Tokens, byteChar(byte(b)))
+	}
+	v.Tokens = append(v.Tokens, extra...)
+	v.Types = make([]int32, len(v.Tokens))
+	for i := range v.Types {
+		v.Types[i] = TypeNormal
+	}
+	return v
+}
+
+// bytesOf is the ids of text under toyByteVocab without merges: its bytes.
+func bytesOf(text string) []int {
+	ids := make([]int, len(text))
+	for i := range len(text) {
+		ids[i] = int(text[i])
+	}
+	return ids
+}
+
+// mustNew is New for a toy vocabulary that must build.
+func mustNew(t *testing.T, what string, v *Vocab) *Tokenizer {
+	t.Helper()
+	tk, err := New(v)
+	if err != nil {
+		t.Fatalf("New(%s): %v", what, err)
+	}
+	return tk
+}
+
+// encodeCase is one Encode call on a toy vocabulary and the ids it must give.
+type encodeCase struct {
+	name string
+	tk   *Tokenizer
+	text string
+	opt  EncodeOptions
+	want []int
+}
+
+func checkEncodeCases(t *testing.T, cases []encodeCase) {
+	t.Helper()
+	for _, c := range cases {
+		got := c.tk.Encode(c.text, c.opt)
+		if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: Encode(%q, %+v) = %v, want %v (%s)\n(-want +got):\n%s", c.name, c.text, c.opt, got, c.want, firstDiff(got, c.want), diff)
+		}
 	}
 }

@@ -56,3 +56,53 @@ func TestC4_4_SpecialAndPrefix(t *testing.T) {
 		t.Errorf("Encode(\"Hello\") = %v, want [15043] (▁Hello: the space prefix SentencePiece adds)", got)
 	}
 }
+
+// toySPM is a SentencePiece vocabulary small enough to follow by hand:
+// scores (nil for none) decide which pair merges first.
+func toySPM(t *testing.T, what string, scores map[string]float32, space bool) *Tokenizer {
+	t.Helper()
+	v := &Vocab{Model: "llama", BOS: 1, EOS: 2, UNK: 0, AddBOS: true, AddSpacePrefix: space,
+		Tokens: []string{"<unk>", "<s>", "</s>", "▁", "a", "b", "c", "ab", "bc", "▁a", "<0x7A>", "<0xC3>", "<0xA9>", "ab", "é"},
+		Types:  []int32{TypeUnknown, TypeControl, TypeControl, 1, 1, 1, 1, 1, 1, 1, TypeByte, TypeByte, TypeByte, 1, 1},
+	}
+	if scores != nil {
+		v.Scores = make([]float32, len(v.Tokens))
+		for id, tok := range v.Tokens {
+			v.Scores[id] = scores[tok]
+		}
+	}
+	return mustNew(t, what, v)
+}
+
+// TestC4_4_ToyVocabularies checks the SentencePiece rules on a toy
+// vocabulary (ids: ▁ 3, a 4, b 5, c 6, ab 7, bc 8, ▁a 9, <0x7A> 10, <0xC3>
+// 11, <0xA9> 12, ab again as 13, é 14): the highest score merges first, the
+// leftmost on a tie or without scores; byte fallback; characters cut short
+// by the end of the text or by an invalid lead byte; the space prefix.
+func TestC4_4_ToyVocabularies(t *testing.T) {
+	const sp, a, b, c, ab, bc, spA, z, c3, a9 = 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+	noScores := toySPM(t, "toy SentencePiece vocabulary without scores", nil, false)
+	bcFirst := toySPM(t, "toy SentencePiece vocabulary, bc scores higher", map[string]float32{"ab": -2, "bc": -1}, false)
+	abFirst := toySPM(t, "toy SentencePiece vocabulary, ab scores higher", map[string]float32{"ab": 5, "bc": 1}, false)
+	prefix := toySPM(t, "toy SentencePiece vocabulary with a space prefix", nil, true)
+	checkEncodeCases(t, []encodeCase{
+		{"no scores: every pair ties, the leftmost merges (ab, id 7, not its repeat 13)", noScores, "abc", EncodeOptions{}, []int{ab, c}},
+		{"bc scores higher than ab", bcFirst, "abc", EncodeOptions{}, []int{a, bc}},
+		{"ab scores higher than bc", abFirst, "abc", EncodeOptions{}, []int{ab, c}},
+		{"a tie between equal scores: the leftmost", bcFirst, "bcab", EncodeOptions{}, []int{bc, ab}},
+		{"a space is ▁; ▁b is no token", noScores, "a b", EncodeOptions{}, []int{a, sp, b}},
+		{"byte fallback: z is no token, <0x7A> is", noScores, "zab", EncodeOptions{}, []int{z, ab}},
+		{"a two-byte character that is a token", noScores, "é", EncodeOptions{}, []int{14}},
+		{"the lead byte \\xc3 announces two bytes: \\xc3\\xc3 is one symbol, no token, so \\xa9 cannot join the second \\xc3 into é",
+			noScores, "\xc3é", EncodeOptions{}, []int{c3, c3, a9}},
+		{"a character cut short by the end of the text", noScores, "a\xc3", EncodeOptions{}, []int{a, c3}},
+		{"a lead byte announcing two bytes: \\xc3 and a are one symbol, no token, so each byte falls back (a has no <0x61>: the token a)",
+			noScores, "\xc3a", EncodeOptions{}, []int{c3, a}},
+		{"an invalid byte (\\xa9 cannot start a character) stands alone", noScores, "\xa9ab", EncodeOptions{}, []int{a9, ab}},
+		{"space prefix: a is ▁a", prefix, "a", EncodeOptions{}, []int{spA}},
+		{"space prefix, empty text: nothing", prefix, "", EncodeOptions{}, nil},
+		{"space prefix after each special token, not before text that follows text", prefix, "a<s>a</s>", EncodeOptions{ParseSpecial: true},
+			[]int{spA, 1, spA, 2}},
+		{"AddSpecial: BOS, no EOS (AddEOS is false)", prefix, "a", EncodeOptions{AddSpecial: true}, []int{1, spA}},
+	})
+}

@@ -16,19 +16,23 @@ type Tokenizer struct {
 // EncodeOptions choose what Encode adds besides the text's own tokens.
 type EncodeOptions struct {
 	// AddSpecial adds BOS before and EOS after the text, as the
-	// vocabulary's AddBOS and AddEOS flags say.
+	// vocabulary's AddBOS and AddEOS flags say (nothing where the id is −1).
 	AddSpecial bool
 	// ParseSpecial recognises control tokens written in the text, such as
 	// "<|endoftext|>" or "<s>". Without it they are ordinary text, so a
 	// user cannot inject them. User-defined tokens (TypeUserDefined: added
 	// words, and in DeepSeek's vocabularies single characters such as "ü")
-	// are cut out of the text either way, as llama.cpp does.
+	// are cut out of the text either way, as llama.cpp does. Special
+	// tokens with empty text are never matched; where one contains
+	// another, the longest is tried first.
 	ParseSpecial bool
 }
 
 // New builds the tokenizer of a vocabulary: byte-level BPE for model
-// "gpt2", SentencePiece BPE for "llama". An unknown pre-tokenizer or a
-// malformed merge list is an error.
+// "gpt2", SentencePiece BPE for "llama". Another model or an unknown
+// pre-tokenizer is an error wrapping unit00.ErrUnsupported, a malformed
+// merge list one wrapping unit00.ErrInvalid. A token text that repeats
+// stands for its first id.
 func New(v *Vocab) (*Tokenizer, error) {
 	panic("TODO(4.3): write New, see docs/unit04.md")
 }

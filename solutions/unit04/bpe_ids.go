@@ -21,9 +21,12 @@ func unpack(v uint64) idMerge { return idMerge{rank: int32(v >> 32), id: int32(u
 
 // indexMerges builds the id-keyed merge table. Merges whose parts or result
 // are not tokens cannot apply to token ids and are left out, as are
-// repeats (the first occurrence ranks).
-func (t *Tokenizer) indexMerges(list []string) map[uint64]uint64 {
-	m := make(map[uint64]uint64, len(list))
+// repeats (the first occurrence ranks). exact is false when a merge joins
+// two tokens into a text that is no token: merging on strings applies it
+// (and its symbol later falls back to its characters), so the table would
+// give other ids and must not be used.
+func (t *Tokenizer) indexMerges(list []string) (m map[uint64]uint64, exact bool) {
+	m, exact = make(map[uint64]uint64, len(list)), true
 	for rank, entry := range list {
 		for cut := 1; cut < len(entry)-1; cut++ {
 			if entry[cut] != ' ' {
@@ -38,10 +41,13 @@ func (t *Tokenizer) indexMerges(list []string) map[uint64]uint64 {
 					m[k] = pairKey(int32(rank), int32(lr))
 				}
 			}
+			if lok && rok && !lrok {
+				exact = false
+			}
 			break // split at the first space only, as NewMerges does
 		}
 	}
-	return m
+	return m, exact
 }
 
 // idScratch holds the buffers of one word's merge, reused across calls.

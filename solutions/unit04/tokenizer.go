@@ -17,7 +17,7 @@ type Tokenizer struct {
 	pre     PreTokenizer
 	ranker  Ranker            // merge ranks: the merge list, or token ids without one
 	pairs   map[uint64]uint64 // the merge list keyed by token ids (bpe_ids.go)
-	byteIDs [256]int32        // the token of each byte's character, −1 if none
+	byteIDs [256]int32        // the token of each byte's character, −1 if none (or all: bpe_ids.go)
 	special []int             // tokens matched in the text itself: longest first
 	bytes   [256]int          // SentencePiece byte-fallback tokens, −1 where missing
 }
@@ -25,19 +25,23 @@ type Tokenizer struct {
 // EncodeOptions choose what Encode adds besides the text's own tokens.
 type EncodeOptions struct {
 	// AddSpecial adds BOS before and EOS after the text, as the
-	// vocabulary's AddBOS and AddEOS flags say.
+	// vocabulary's AddBOS and AddEOS flags say (nothing where the id is −1).
 	AddSpecial bool
 	// ParseSpecial recognises control tokens written in the text, such as
 	// "<|endoftext|>" or "<s>". Without it they are ordinary text, so a
 	// user cannot inject them. User-defined tokens (TypeUserDefined: added
 	// words, and in DeepSeek's vocabularies single characters such as "ü")
-	// are cut out of the text either way, as llama.cpp does.
+	// are cut out of the text either way, as llama.cpp does. Special
+	// tokens with empty text are never matched; where one contains
+	// another, the longest is tried first.
 	ParseSpecial bool
 }
 
 // New builds the tokenizer of a vocabulary: byte-level BPE for model
-// "gpt2", SentencePiece BPE for "llama". An unknown pre-tokenizer or a
-// malformed merge list is an error.
+// "gpt2", SentencePiece BPE for "llama". Another model or an unknown
+// pre-tokenizer is an error wrapping unit00.ErrUnsupported, a malformed
+// merge list one wrapping unit00.ErrInvalid. A token text that repeats
+// stands for its first id.
 func New(v *Vocab) (*Tokenizer, error) {
 	t := &Tokenizer{v: v, ids: make(map[string]int, len(v.Tokens)), spm: v.Model == "llama"}
 	for id := len(v.Tokens) - 1; id >= 0; id-- { // backwards: a repeated token keeps its first id
@@ -57,6 +61,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 			return nil, err
 		}
 		t.pre = pre
+		byIDs := true // words may merge as token ids (bpe_ids.go)
 		if v.Merges == nil {
 			// No merge list: rank a pair by the id of the token it forms,
 			// tiktoken's rule.
@@ -69,11 +74,13 @@ func New(v *Vocab) (*Tokenizer, error) {
 			if t.ranker, err = NewMerges(v.Merges); err != nil {
 				return nil, err
 			}
-			t.pairs = t.indexMerges(v.Merges)
+			t.pairs, byIDs = t.indexMerges(v.Merges)
 		}
+		// byteIDs starts a word on the fast path; without it (all −1)
+		// every word merges on strings.
 		for b := range t.byteIDs {
 			t.byteIDs[b] = -1
-			if id, ok := t.ids[string(ByteRune(byte(b)))]; ok {
+			if id, ok := t.ids[string(ByteRune(byte(b)))]; ok && byIDs {
 				t.byteIDs[b] = int32(id)
 			}
 		}
