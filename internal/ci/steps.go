@@ -335,7 +335,7 @@ func stepMutation(ctx context.Context, e *Env) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", u, err)
 		}
-		e.Logf("%s (%v)\n", rep.ScoreLine(), rep.Elapsed.Round(time.Second))
+		e.Reportf("%s (%v)\n", rep.ScoreLine(), rep.Elapsed.Round(time.Second))
 		for _, x := range rep.With(mutation.Survived, mutation.NotCovered) {
 			e.Logf("    survivor: %s\n", x.Mutant)
 		}
@@ -343,7 +343,7 @@ func stepMutation(ctx context.Context, e *Env) error {
 			e.Logf("    stale triage entry, line %d of ci/mutation/%s.txt: %s %s %s -> %s\n", s.Line, u, s.Key.Func, s.Key.Op, s.Key.Orig, s.Key.Mut)
 		}
 		if rep.TimedOut {
-			e.Logf("%s: NOT GATED: the step's %ds time box ran out after %d of %d sampled mutants\n", u, mutation.CITimebox, rep.Total().Scored(), mutation.CISample)
+			e.Reportf("%s: NOT GATED: the step's %ds time box ran out after %d of %d sampled mutants\n", u, mutation.CITimebox, rep.Total().Scored(), mutation.CISample)
 			continue
 		}
 		if why := mutation.Gate(rep.Total().Score(), f); why != "" {
@@ -351,7 +351,7 @@ func stepMutation(ctx context.Context, e *Env) error {
 			bad++
 			continue
 		}
-		e.Logf("%s: ok: floor %.1f%%, this sample scored %.1f%% when it was set\n", u, f.Floor, f.Sample)
+		e.Reportf("%s: ok: floor %.1f%%, this sample scored %.1f%% when it was set\n", u, f.Floor, f.Sample)
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d units under their mutation floor", bad)
