@@ -85,23 +85,24 @@ func TestC7_4_ResetTruncate(t *testing.T) {
 
 	// Truncate: keep a prefix, continue with other tokens.
 	for _, keep := range []int{0, 1, 12, 30} {
-		s := NewSession(m)
-		must(s.Prefill(a))
-		if err := s.Truncate(keep); err != nil {
+		kept := NewSession(m)
+		must(kept.Prefill(a))
+		if err := kept.Truncate(keep); err != nil {
 			t.Fatalf("Truncate(%d) of 30 positions: %v", keep, err)
 		}
-		if s.Len() != keep {
-			t.Fatalf("Len() = %d after Truncate(%d)", s.Len(), keep)
+		if kept.Len() != keep {
+			t.Fatalf("Len() = %d after Truncate(%d)", kept.Len(), keep)
 		}
-		must(s.Prefill(b[:3]))
-		got := must(s.Step(b[3]))
+		must(kept.Prefill(b[:3]))
+		got := must(kept.Step(b[3]))
 		want := lastLogits(t, m, concat(a[:keep], b[:4]...))
 		oracle.AssertClose(t, fmt.Sprintf("Truncate(%d) of a 30-token sequence, then 4 new tokens: logits against Model.Forward over the first %d tokens and the new ones", keep, keep), got, want, cachedTol)
 	}
+	// Bad lengths, on the session of the Reset check above (25 positions).
 	for _, n := range []int{s.Len() + 1, -1} {
 		before := s.Len()
 		if err := s.Truncate(n); !errors.Is(err, unit00.ErrInvalid) || s.Len() != before {
-			t.Errorf("Truncate(%d) with Len() %d: error %v, Len %d; want one wrapping unit00.ErrInvalid and Len unchanged", n, before, err, s.Len())
+			t.Errorf("Truncate(%d) of a session of %d positions: error %v, Len %d; want one wrapping unit00.ErrInvalid and Len unchanged", n, before, err, s.Len())
 		}
 	}
 }
