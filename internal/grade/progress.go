@@ -38,6 +38,9 @@ func RenderProgress(w io.Writer, rs []UnitResult, impl string) {
 			case Todo:
 				boss = "not attempted"
 			}
+			if r.Boss.Status != Pass && r.Boss.Boss.After != "" {
+				boss = "after " + r.Boss.Boss.After
+			}
 		}
 		fmt.Fprintf(w, "%-4s  %-24s  %-14s  %s\n", r.Unit.Dir()[4:], clip(r.Unit.Title(), 24), boss, strings.Join(cells, " · "))
 	}

@@ -53,7 +53,11 @@ func RenderBoss(w io.Writer, u workbook.Unit, b BossResult, verbose bool) {
 		fmt.Fprintf(w, "  %-39s not attempted (%s)\n", clip(label, 39), why)
 		return
 	case Pass, Fail, Skip:
-		fmt.Fprintf(w, "  %-39s %-8s %s\n", clip(label, 39), b.Status, b.Detail)
+		detail := b.Detail
+		if b.Status != Pass && b.Boss.After != "" {
+			detail = fmt.Sprintf("(a boss for after %s, whose SIMD kernels it needs) %s", b.Boss.After, detail)
+		}
+		fmt.Fprintf(w, "  %-39s %-8s %s\n", clip(label, 39), b.Status, detail)
 	default:
 		fmt.Fprintf(w, "  %-39s %-8s %s\n", clip(label, 39), b.Status, b.Detail)
 		if verbose {
