@@ -86,12 +86,20 @@ func (e *Env) Cmd(ctx context.Context, env []string, name string, args ...string
 // Reportf writes to the running step's report, which is shown whether
 // the step passes or not (its log is shown only when it fails).
 func (e *Env) Reportf(format string, args ...any) {
+	if e.report == nil { // outside Run, as in a step's own test
+		e.report = &bytes.Buffer{}
+	}
 	fmt.Fprintf(e.report, format, args...)
-	fmt.Fprintf(e.out, format, args...)
+	e.Logf(format, args...)
 }
 
 // Logf writes to the running step's log.
-func (e *Env) Logf(format string, args ...any) { fmt.Fprintf(e.out, format, args...) }
+func (e *Env) Logf(format string, args ...any) {
+	if e.out == nil {
+		e.out = &bytes.Buffer{}
+	}
+	fmt.Fprintf(e.out, format, args...)
+}
 
 // UnitPkgs returns "./unit00", "./unit01", … for the written units.
 func (e *Env) UnitPkgs() []string {
