@@ -34,8 +34,9 @@ func TestC5_3_Attention(t *testing.T) {
 	for _, c := range cases {
 		n := c.pos0 + c.T
 		// Scratch of exactly pos0+T floats, no more may be needed; and of
-		// T·(pos0+T) and more, room for all of a head's scores at once,
-		// which the reference uses to take a faster road (two GEMMs).
+		// T·(pos0+T) and more, room for all of a head's scores at once:
+		// what lies past the first pos0+T floats is the caller's, to be
+		// used or ignored, and must not change the result.
 		for _, room := range []int{n, c.T * n, c.T*n + 5} {
 			what := fmt.Sprintf("Attention(heads %d, kvHeads %d, head width %d, %d rows from position %d, %d floats of scores)", c.heads, c.kvHeads, c.hd, c.T, c.pos0, room)
 			q := randMat(g, c.T, c.heads*c.hd)

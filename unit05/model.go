@@ -14,10 +14,6 @@ type Model struct {
 	Pool    *unit03.Pool // the threads of the matrix products; nil: one
 	rope    *Rope
 	arena   *unit01.Arena
-	// attend, if you want it, is a reusable unit03.Task for sharing a
-	// block's attention out over Pool (the reference's splits the rows):
-	// a Task kept in the Model costs no allocation per call.
-	attend unit03.Task
 }
 
 // NewModel checks c and w and prepares a model: the RoPE tables for

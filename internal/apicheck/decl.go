@@ -168,8 +168,37 @@ func (c *collector) typeSpec(s *ast.TypeSpec) {
 		return
 	}
 	normalize(s)
+	c.unexportedFields(s)
 	sig := nodeString(&ast.GenDecl{Tok: token.TYPE, Specs: []ast.Spec{s}})
 	c.add(s.Name, s.Name.Name, "type", sig, ast.IsExported(s.Name.Name))
+}
+
+// unexportedFields takes the named unexported fields out of a struct type
+// spec s (already normalized: one field per name) and adds each as a
+// declaration of its own, T.name of kind "field". Compare then treats them
+// as it treats unexported functions: a stub's unexported field must be in
+// the solution (a test in the package may use it), and a solution may add
+// fields of its own (a reference's worker pool or scratch) without the stub
+// having to declare them. Their order is not compared.
+func (c *collector) unexportedFields(s *ast.TypeSpec) {
+	st, ok := s.Type.(*ast.StructType)
+	if !ok || st.Fields == nil {
+		return
+	}
+	kept := st.Fields.List[:0:0]
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 1 && !ast.IsExported(f.Names[0].Name) && f.Names[0].Name != "_" {
+			id := f.Names[0]
+			sig := nodeString(f.Type)
+			if f.Tag != nil {
+				sig += " " + f.Tag.Value
+			}
+			c.add(id, s.Name.Name+"."+id.Name, "field", sig, false)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	st.Fields.List = kept
 }
 
 // constDecl adds the constants of d, applying the implicit repetition of the

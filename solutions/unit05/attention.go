@@ -22,10 +22,9 @@ import (
 // out (T × q.Cols) is overwritten; scores is scratch of at least pos0+T
 // floats. It panics (unit00.Check) on shapes that do not fit.
 //
-// Given scratch for T·(pos0+T) scores, a prompt of several rows takes a
-// faster road to the same result: per head, all its scores at once as a
-// GEMM, Q·Kᵀ, then each row's softmax, then the weighted values as a
-// second GEMM, P·V (attentionGEMM).
+// This is the row road: one row's scores at a time, which is what a
+// decode step needs. Model.Block takes attentionGEMM, the prompt road, for
+// a band of several rows.
 func Attention(out, q, k, v unit03.Mat, heads, kvHeads, pos0 int, scores []float32) {
 	T := q.Rows
 	unit00.Check(heads > 0 && kvHeads > 0 && heads%kvHeads == 0 && q.Cols%heads == 0, "Attention: heads must divide q's width and be a multiple of kvHeads")
@@ -33,10 +32,6 @@ func Attention(out, q, k, v unit03.Mat, heads, kvHeads, pos0 int, scores []float
 	unit00.Check(out.Rows == T && out.Cols == q.Cols, "Attention: out must have q's shape")
 	unit00.Check(k.Cols == kvHeads*hd && v.Cols == k.Cols, "Attention: k and v must be kvHeads·hd wide")
 	unit00.Check(pos0 >= 0 && k.Rows >= pos0+T && v.Rows >= pos0+T && len(scores) >= pos0+T, "Attention: k, v and scores must cover positions 0 … pos0+T−1")
-	if S := pos0 + T; T > 1 && len(scores) >= T*S {
-		attentionGEMM(out, q, k.Block(0, S, 0, k.Cols), v.Block(0, S, 0, v.Cols), heads, kvHeads, pos0, unit03.MatOf(T, S, scores[:T*S]))
-		return
-	}
 	group := heads / kvHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	for t := range T {
@@ -84,8 +79,9 @@ func axpy(y []float32, alpha float32, x []float32) {
 	}
 }
 
-// attentionGEMM is Attention for T > 1 rows with T × S scratch s (S =
-// pos0+T positions): for each head, s = Q_h·K_gᵀ with unit03's kernels,
+// attentionGEMM is Attention's prompt road, the same result for T rows
+// at once with T × S scratch s (S = pos0+T positions; k and v exactly S
+// rows): for each head, s = Q_h·K_gᵀ with unit03's kernels,
 // then row t's softmax over the positions it may see (scaled by 1/√hd,
 // the later ones set to 0), then out_h = s·V_g. The masked scores are
 // computed and thrown away: at most half of a T × S product, against

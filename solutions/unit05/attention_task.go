@@ -4,8 +4,9 @@ import "github.com/llmforge/forge/unit03"
 
 // attentionTask shares a block's attention out over a pool by rows: the
 // rows of a prompt are independent (each reads the cache, writes its own
-// output), so part i computes a band of them with Attention, into the
-// same out, with a scores row of its own. A row's cost grows with its
+// output), so part i computes a band of them into the same out, with a
+// scores row of its own: a band of one row (a decode step) by Attention,
+// one of several by attentionGEMM, its two products. A row's cost grows with its
 // position (it attends to every earlier one), so the bands are cut where
 // the cumulative cost crosses i/parts of the whole, not at equal counts.
 type attentionTask struct {
@@ -22,8 +23,14 @@ func (a *attentionTask) Do(i int) {
 		return
 	}
 	cols := a.q.Cols
-	Attention(a.out.Block(r0, r1, 0, cols), a.q.Block(r0, r1, 0, cols), a.k, a.v,
-		a.heads, a.kvHeads, a.pos0+r0, a.scores.Row(i))
+	out, q := a.out.Block(r0, r1, 0, cols), a.q.Block(r0, r1, 0, cols)
+	if r1-r0 == 1 {
+		Attention(out, q, a.k, a.v, a.heads, a.kvHeads, a.pos0+r0, a.scores.Row(i))
+		return
+	}
+	S := a.pos0 + r1 // the positions the band's last row sees
+	attentionGEMM(out, q, a.k.Block(0, S, 0, a.k.Cols), a.v.Block(0, S, 0, a.v.Cols),
+		a.heads, a.kvHeads, a.pos0+r0, unit03.MatOf(r1-r0, S, a.scores.Row(i)[:(r1-r0)*S]))
 }
 
 // band returns the first row of band i (band parts ends at T): the first

@@ -19,10 +19,10 @@ type Model struct {
 	Pool    *unit03.Pool // the threads of the matrix products; nil: one
 	rope    *Rope
 	arena   *unit01.Arena
-	// attend, if you want it, is a reusable unit03.Task for sharing a
-	// block's attention out over Pool (the reference's splits the rows):
-	// a Task kept in the Model costs no allocation per call.
-	attend unit03.Task
+	// attend shares a block's attention out over Pool by rows; kept in
+	// the Model, it costs no allocation per call (a closure handed to the
+	// pool would escape to the heap).
+	attend *attentionTask
 }
 
 // NewModel checks c and w and prepares a model: the RoPE tables for
@@ -162,7 +162,7 @@ func (m *Model) block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	m.rope.RotateHeads(k, pos0)
 	att := m.scratch(T, c.QDim())
 	parts := min(m.Pool.Threads(), T)
-	task := m.attend.(*attentionTask)
+	task := m.attend
 	*task = attentionTask{out: att, q: q, k: keys.Block(0, pos0+T, 0, c.KVDim()), v: values.Block(0, pos0+T, 0, c.KVDim()),
 		heads: c.Heads, kvHeads: c.KVHeads, pos0: pos0, parts: parts, scores: m.scratch(parts, T*(pos0+T))}
 	m.Pool.RunTask(parts, task)
