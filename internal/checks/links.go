@@ -63,29 +63,32 @@ func checkLinks(fsys fs.FS) []string {
 			probs = append(probs, fmt.Sprintf("%s: %v", md, err))
 			continue
 		}
-		probs = append(probs, fileLinks(md, string(text), files, lineCounter(fsys))...)
+		probs = append(probs, fileLinks(md, string(text), files, lineReader(fsys))...)
 	}
 	return probs
 }
 
-// lineCounter returns a function that counts the lines of a file of fsys,
-// each file read once; −1 if it cannot be read. A last line without its
+// lineReader returns a function that returns the lines of a file of fsys,
+// each file read once; nil if it cannot be read. A last line without its
 // newline counts, as a forge numbers it.
-func lineCounter(fsys fs.FS) func(p string) int {
-	counts := map[string]int{}
-	return func(p string) int {
-		if n, ok := counts[p]; ok {
-			return n
+func lineReader(fsys fs.FS) func(p string) []string {
+	cache := map[string][]string{}
+	return func(p string) []string {
+		if lines, ok := cache[p]; ok {
+			return lines
 		}
-		n := -1
+		var lines []string
 		if data, err := fs.ReadFile(fsys, p); err == nil {
-			n = strings.Count(string(data), "\n")
-			if len(data) > 0 && data[len(data)-1] != '\n' {
-				n++
+			lines = strings.SplitAfter(string(data), "\n")
+			if lines[len(lines)-1] == "" {
+				lines = lines[:len(lines)-1]
+			}
+			if lines == nil {
+				lines = []string{}
 			}
 		}
-		counts[p] = n
-		return n
+		cache[p] = lines
+		return lines
 	}
 }
 
@@ -107,9 +110,9 @@ var (
 
 // fileLinks returns the links and citations of the Markdown file md (a
 // slash-separated path from the repository's root, holding text) that do
-// not resolve to one of files, each as "md:line: what". lines counts a
-// file's lines, for line anchors (#L87); nil checks none.
-func fileLinks(md, text string, files map[string]bool, lines func(p string) int) []string {
+// not resolve to one of files, each as "md:line: what". lines returns a
+// file's lines (nil if unknown), for line anchors (#L87); nil checks none.
+func fileLinks(md, text string, files map[string]bool, lines func(p string) []string) []string {
 	var probs []string
 	fenced := false
 	canDefine := true // a reference definition cannot interrupt a paragraph
@@ -182,7 +185,7 @@ func isPathByte(c byte) bool {
 // anchor (file.go#L87, #L87-L95) must be within the file's length, so that
 // a code tour's links cannot point past the end of a file that shrank.
 // URLs and links within the page (#section) are not checked.
-func linkProblem(md, t string, files map[string]bool, lines func(p string) int) string {
+func linkProblem(md, t string, files map[string]bool, lines func(p string) []string) string {
 	if t == "" || strings.HasPrefix(t, "#") || schemeRE.MatchString(t) {
 		return ""
 	}
@@ -206,16 +209,19 @@ func linkProblem(md, t string, files map[string]bool, lines func(p string) int) 
 }
 
 // lineProblem says why the anchor of a link to the file p names a line p
-// does not have ("" if it is no line anchor, or fine).
-func lineProblem(p, anchor string, lines func(p string) int) string {
+// does not have ("" if it is no line anchor, or fine). A single line of Go
+// or assembly must be code, not a blank line, a comment or a lone brace:
+// a tour's link that lands there has drifted, its file edited above it.
+func lineProblem(p, anchor string, lines func(p string) []string) string {
 	m := lineAnchorRE.FindStringSubmatch(anchor)
 	if m == nil || lines == nil {
 		return ""
 	}
-	n := lines(p)
-	if n < 0 {
+	text := lines(p)
+	if text == nil {
 		return ""
 	}
+	n := len(text)
 	from, _ := strconv.Atoi(m[1])
 	to := from
 	if m[2] != "" {
@@ -226,8 +232,17 @@ func lineProblem(p, anchor string, lines func(p string) int) string {
 		return fmt.Sprintf("line anchor #%s is not a range of lines", anchor)
 	case to > n:
 		return fmt.Sprintf("line anchor #%s is past the end of %s, which has %d lines", anchor, p, n)
+	case from == to && (strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".s")) && !isCode(text[from-1]):
+		return fmt.Sprintf("line anchor #%s lands on %q, not on code: the file has moved under the link (point it at the line it describes)", anchor, strings.TrimSpace(text[from-1]))
 	}
 	return ""
+}
+
+// isCode reports whether a line of Go or assembly holds code: not blank,
+// not only a comment, not only closing braces or parentheses.
+func isCode(line string) bool {
+	t := strings.TrimSpace(line)
+	return t != "" && !strings.HasPrefix(t, "//") && strings.Trim(t, "}) ") != ""
 }
 
 // citationProblem says why a bare citation name in md does not resolve

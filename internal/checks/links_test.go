@@ -20,12 +20,19 @@ var repoFiles = map[string]bool{
 	"unit03/gemm.go":            true,
 }
 
-// repoLines gives unit03/gemm.go 40 lines, the others none known.
-func repoLines(p string) int {
-	if p == "unit03/gemm.go" {
-		return 40
+// repoLines gives unit03/gemm.go 40 lines of code but for line 20, a
+// comment, line 21, blank, and line 22, a closing brace; the others none
+// known.
+func repoLines(p string) []string {
+	if p != "unit03/gemm.go" {
+		return nil
 	}
-	return -1
+	lines := make([]string, 40)
+	for i := range lines {
+		lines[i] = "\tx := 1\n"
+	}
+	lines[19], lines[20], lines[21] = "\t// a comment\n", "\n", "\t}\n"
+	return lines
 }
 
 func TestFileLinks(t *testing.T) {
@@ -64,6 +71,11 @@ func TestFileLinks(t *testing.T) {
 		{"line range past the end", "docs/unit03.md", "[MatMul](../unit03/gemm.go#L30-L45)", []string{"docs/unit03.md:1: link to ../unit03/gemm.go#L30-L45: line anchor #L30-L45 is past the end"}},
 		{"line anchor that is no line", "docs/unit03.md", "[x](../unit03/gemm.go#L0), [y](../unit03/gemm.go#L9-L3)", []string{"docs/unit03.md:1: link to ../unit03/gemm.go#L0: line anchor #L0 is not", "docs/unit03.md:1: link to ../unit03/gemm.go#L9-L3: line anchor #L9-L3 is not"}},
 		{"line anchor, file of unknown length", "README.md", "[x](docs/engine.md#L9999)", nil},
+		{"line anchor on a comment, a blank line, a brace", "docs/unit03.md", "[x](../unit03/gemm.go#L20), [y](../unit03/gemm.go#L21), [z](../unit03/gemm.go#L22), [r](../unit03/gemm.go#L19-L22)", []string{
+			`docs/unit03.md:1: link to ../unit03/gemm.go#L20: line anchor #L20 lands on "// a comment", not on code`,
+			`docs/unit03.md:1: link to ../unit03/gemm.go#L21: line anchor #L21 lands on "", not on code`,
+			`docs/unit03.md:1: link to ../unit03/gemm.go#L22: line anchor #L22 lands on "}", not on code`,
+		}},
 		{"two problems on a line", "README.md", "PLAN.md and [r](FACTS.md)", []string{"README.md:1: link to FACTS.md", "README.md:1: cites PLAN.md"}},
 	}
 	for _, tc := range tests {
