@@ -152,6 +152,9 @@ func (r *UnitReport) ScoreLine() string {
 	if r.TimedOut {
 		s += fmt.Sprintf(", TIME BOX reached with %d not run", c.NotRun)
 	}
+	if c.Scored() == 0 {
+		return s + ": no mutant graded, no score"
+	}
 	if c.Score() < Bar {
 		s += fmt.Sprintf(": below the %.0f%% bar", Bar)
 	} else {

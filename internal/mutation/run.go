@@ -391,11 +391,14 @@ type block struct {
 	count          int
 }
 
-// newTagEnv runs the reference's tests twice: plainly, where they must pass
-// and their time sets the mutants' timeout, and with coverage of the unit's
-// package, in tree (the repository materialized with the reference), whose
-// profile says which lines some test runs. Should a test fail under
-// coverage, no mutant is skipped as not covered.
+// newTagEnv runs the reference's tests with coverage of the unit's package,
+// in tree (the repository materialized with the reference): the profile says
+// which lines some test runs, and the run's time sets the mutants' timeout
+// (coverage only slows it, so the timeout errs on the generous side).
+// Should a test fail under coverage, no mutant is skipped as not covered,
+// and a plain run of the reference through the overlay, where the tests
+// must pass, gives the time instead. One run instead of two: for a sample
+// of a few mutants, the reference's runs are much of the cost.
 func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPath, tree, tags string, short bool, tmp string) (*tagEnv, error) {
 	e := &tagEnv{tags: tags}
 	dir, err := os.MkdirTemp(tmp, "ref-")
@@ -406,34 +409,35 @@ func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPat
 	if short {
 		run = append(run, "-test.short")
 	}
-	bin := filepath.Join(dir, "ref.test")
-	if out, err := goCmd(ctx, r.Root, "test", "-c", "-o", bin, "-overlay", overlayPath, "-tags", tags, "./"+u.Dir()); err != nil {
-		return nil, fmt.Errorf("the reference of %s does not build with tags %q: %v\n%s", u, tags, err, out)
-	}
-	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, bin, run...)
-	cmd.Dir = r.UnitDir(u)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("the reference of %s fails its own tests with tags %q, so no mutant can be graded: %v\n%s", u, tags, err, tailLines(string(out), 20))
-	}
-	e.refTime = time.Since(t0)
-	// Three times the reference's own time, plus slack for a loaded machine.
-	e.timeout = 3*e.refTime + 10*time.Second
-
 	cbin := filepath.Join(dir, "cover.test")
 	if out, err := goCmd(ctx, tree, "test", "-c", "-o", cbin, "-tags", tags, "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
 		return nil, fmt.Errorf("the reference of %s does not build with coverage and tags %q: %v\n%s", u, tags, err, out)
 	}
 	profile := filepath.Join(dir, "cover.out")
-	cmd = exec.CommandContext(ctx, cbin, append(run, "-test.coverprofile="+profile, "-test.gocoverdir="+dir)...)
+	t0 := time.Now()
+	cmd := exec.CommandContext(ctx, cbin, append(run, "-test.coverprofile="+profile, "-test.gocoverdir="+dir)...)
 	cmd.Dir = filepath.Join(tree, u.Dir())
 	if out, err := cmd.CombinedOutput(); err == nil {
+		e.refTime = time.Since(t0)
 		if e.cover, err = readProfile(profile); err != nil {
 			return nil, err
 		}
 	} else {
 		e.coverNote = fmt.Sprintf("the tests fail under coverage (%s), so every mutant runs", firstFailure(out))
+		bin := filepath.Join(dir, "ref.test")
+		if out, err := goCmd(ctx, r.Root, "test", "-c", "-o", bin, "-overlay", overlayPath, "-tags", tags, "./"+u.Dir()); err != nil {
+			return nil, fmt.Errorf("the reference of %s does not build with tags %q: %v\n%s", u, tags, err, out)
+		}
+		t0 = time.Now()
+		cmd = exec.CommandContext(ctx, bin, run...)
+		cmd.Dir = r.UnitDir(u)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("the reference of %s fails its own tests with tags %q, so no mutant can be graded: %v\n%s", u, tags, err, tailLines(string(out), 20))
+		}
+		e.refTime = time.Since(t0)
 	}
+	// Three times the reference's own time, plus slack for a loaded machine.
+	e.timeout = 3*e.refTime + 10*time.Second
 	e.checker, e.checkErr = newTypeChecker(ctx, r.Root, u.Dir(), u.ImportPath(), r.SolutionDir(u), overlayPath, tags)
 	return e, nil
 }

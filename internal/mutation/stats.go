@@ -6,9 +6,13 @@ import "math"
 // line a full run prints). See ci/mutation/README.md for the reasoning.
 const (
 	// CISample mutants are graded per unit: what fits, for every written
-	// unit, in the step's time box on two cores (about 460 CPU-seconds for
-	// the ten units written, measured; unit10 alone takes a third).
-	CISample = 40
+	// unit, in the step's time box on two cores. Measured on a 2-core Zen 5
+	// with the ten units of 2026-11-26: a mutant costs about 2.3 CPU-seconds
+	// (a compile, a link, a test run), a unit's setup (coverage of the
+	// reference) 5 to 15 s; 40 per unit took over 13 minutes, 20 took 7m51s
+	// (before the setup lost its second run of the reference), 12 fit in
+	// about 4.
+	CISample = 12
 	// CISeed draws the sample. The draw is a hash of each mutant's identity,
 	// so the same tree always grades the same mutants.
 	CISeed = 1
@@ -19,12 +23,13 @@ const (
 	// CIDrop is how far, in points, the sampled score may fall under the
 	// sampled score recorded with the floor before the step fails. The
 	// sample is deterministic, so on an unchanged tree the two are equal;
-	// a regression of 15 points in the full score flips 6 of the 40
-	// sampled mutants on average, and 3 flips (7.5 points) fail the step:
-	// caught 95 times in 100 (10 points: 78 in 100).
+	// with 12 mutants one flip is 8.3 points, so a single sampled mutant
+	// that was killed and now survives fails the step: a regression of 10
+	// points in the full score is caught 72 times in 100, 15 points 86.
 	CIDrop = 7
-	// CITimebox bounds the whole step.
-	CITimebox = 6 * 60 // seconds
+	// CITimebox bounds the whole step; each unit gets an equal share of
+	// what is left when its turn comes.
+	CITimebox = 5 * 60 // seconds
 )
 
 // BinomialCDF is P(X <= k) for X ~ Binomial(n, p).
