@@ -106,23 +106,26 @@ func chainConfigs() map[string]Params {
 	}
 	def := DefaultParams()
 	return map[string]Params{
-		"greedy":            with(func(p *Params) { p.Temperature = 0 }),
-		"greedy-penalized":  with(func(p *Params) { p.Temperature = 0; p.RepeatPenalty = 1.5; p.PresencePenalty = 2 }),
-		"temperature-1":     plain,
-		"temperature-0.5":   with(func(p *Params) { p.Temperature = 0.5 }),
-		"temperature-2":     with(func(p *Params) { p.Temperature = 2 }),
-		"top-k-5":           with(func(p *Params) { p.TopK = 5 }),
-		"top-k-1":           with(func(p *Params) { p.TopK = 1 }),
-		"top-p-0.8":         with(func(p *Params) { p.TopP = 0.8 }),
-		"top-p-0.3-hot":     with(func(p *Params) { p.TopP = 0.3; p.Temperature = 3 }),
-		"top-p-0":           with(func(p *Params) { p.TopP = 0 }),
-		"min-p-0.1":         with(func(p *Params) { p.MinP = 0.1 }),
-		"min-p-0.5-cold":    with(func(p *Params) { p.MinP = 0.5; p.Temperature = 0.3 }),
-		"repeat-1.5":        with(func(p *Params) { p.RepeatPenalty = 1.5; p.PenaltyLastN = 16 }),
-		"frequency":         with(func(p *Params) { p.FrequencyPenalty = 0.7; p.PenaltyLastN = -1 }),
-		"presence":          with(func(p *Params) { p.PresencePenalty = 1.5 }),
-		"penalties-no-look": with(func(p *Params) { p.RepeatPenalty = 3; p.PresencePenalty = 5; p.PenaltyLastN = 0 }),
-		"defaults":          def,
+		"greedy":           with(func(p *Params) { p.Temperature = 0 }),
+		"greedy-penalized": with(func(p *Params) { p.Temperature = 0; p.RepeatPenalty = 1.5; p.PresencePenalty = 2 }),
+		"temperature-1":    plain,
+		"temperature-0.5":  with(func(p *Params) { p.Temperature = 0.5 }),
+		"temperature-2":    with(func(p *Params) { p.Temperature = 2 }),
+		"top-k-5":          with(func(p *Params) { p.TopK = 5 }),
+		"top-k-1":          with(func(p *Params) { p.TopK = 1 }),
+		"top-p-0.8":        with(func(p *Params) { p.TopP = 0.8 }),
+		"top-p-0.3-hot":    with(func(p *Params) { p.TopP = 0.3; p.Temperature = 3 }),
+		"top-p-0":          with(func(p *Params) { p.TopP = 0 }),
+		"min-p-0.1":        with(func(p *Params) { p.MinP = 0.1 }),
+		"min-p-0.5-cold":   with(func(p *Params) { p.MinP = 0.5; p.Temperature = 0.3 }),
+		"repeat-1.5":       with(func(p *Params) { p.RepeatPenalty = 1.5; p.PenaltyLastN = 16 }),
+		"frequency":        with(func(p *Params) { p.FrequencyPenalty = 0.7; p.PenaltyLastN = -1 }),
+		// A negative penalty rewards repeats; with the other two off it is
+		// still a penalty to apply, not a sign that penalties are off.
+		"frequency-negative": with(func(p *Params) { p.FrequencyPenalty = -1; p.PenaltyLastN = -1 }),
+		"presence":           with(func(p *Params) { p.PresencePenalty = 1.5 }),
+		"penalties-no-look":  with(func(p *Params) { p.RepeatPenalty = 3; p.PresencePenalty = 5; p.PenaltyLastN = 0 }),
+		"defaults":           def,
 		"defaults-penalized": func() Params {
 			p := def
 			p.RepeatPenalty, p.FrequencyPenalty, p.PresencePenalty = 1.2, 0.3, 0.4
