@@ -322,10 +322,12 @@ func stepMutants(ctx context.Context, e *Env) error {
 // ci/mutation/floors.txt, or has fallen well under the score the same sample
 // had when the floor was set. The sample is drawn by a hash of each
 // mutant's identity, so an unchanged tree grades the same mutants every
-// time. The whole step is time-boxed, and each unit gets an equal share of
-// what is left when its turn comes (what a quick unit leaves over goes to
-// the later ones), so a slow unit cannot starve the others; a unit its
-// share cuts short is reported and not gated.
+// time. The grading is time-boxed: each unit gets an equal share of what
+// is left of the box when its turn comes (what a quick unit leaves over
+// goes to the later ones), counted from the end of its setup (the first
+// unit's setup compiles what the others find in the build cache), so a slow
+// unit cannot starve the others; a unit its share cuts short is reported
+// and not gated.
 func stepMutation(ctx context.Context, e *Env) error {
 	floors, err := mutation.LoadFloors(mutation.FloorsFile(e.Repo))
 	if err != nil {
@@ -344,7 +346,7 @@ func stepMutation(ctx context.Context, e *Env) error {
 		}
 		rep, err := mutation.Run(ctx, mutation.Options{
 			Repo: e.Repo, Unit: u, Jobs: runtime.NumCPU(),
-			Sample: mutation.CISample, Seed: mutation.CISeed, Deadline: time.Now().Add(share),
+			Sample: mutation.CISample, Seed: mutation.CISeed, Budget: share,
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %v", u, err)

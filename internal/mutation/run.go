@@ -46,8 +46,14 @@ type Options struct {
 	// Deadline, if not zero, stops launching mutants (the time box); those
 	// left are NotRun.
 	Deadline time.Time
-	Long     bool      // run the tests without -test.short
-	Log      io.Writer // progress notes; nil for none
+	// Budget, if not zero, stops launching mutants once this long has
+	// passed since the unit's setup (building and running the reference
+	// under coverage) was done: a time box for the grading alone, so that
+	// the first unit, which compiles what the others then find in the
+	// build cache, is not cut short by its compiles.
+	Budget time.Duration
+	Long   bool      // run the tests without -test.short
+	Log    io.Writer // progress notes; nil for none
 	// TriagePath is the unit's equivalent-mutant file; "" for
 	// ci/mutation/unitNN.txt.
 	TriagePath string
@@ -204,6 +210,17 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 	}
 	opt.logf("%s: %d mutants generated, %d to grade, %d at a time\n", u, len(ms), total, opt.Jobs)
 	progress := newProgress(opt.Log, u, total)
+	if opt.Budget > 0 {
+		if len(order) > 0 {
+			// Set up the build most mutants grade in before the clock starts.
+			if _, err := env(fileTags[baseName(rep.Results[order[0]].Mutant.File)][0]); err != nil {
+				return nil, err
+			}
+		}
+		if d := time.Now().Add(opt.Budget); opt.Deadline.IsZero() || d.Before(opt.Deadline) {
+			opt.Deadline = d
+		}
+	}
 	for _, i := range order {
 		if ctx.Err() != nil {
 			break
@@ -410,7 +427,7 @@ func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPat
 		run = append(run, "-test.short")
 	}
 	cbin := filepath.Join(dir, "cover.test")
-	if out, err := goCmd(ctx, tree, "test", "-c", "-o", cbin, "-tags", tags, "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
+	if out, err := goCmd(ctx, tree, "test", "-c", "-o", cbin, "-trimpath", "-tags", tags, "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
 		return nil, fmt.Errorf("the reference of %s does not build with coverage and tags %q: %v\n%s", u, tags, err, out)
 	}
 	profile := filepath.Join(dir, "cover.out")

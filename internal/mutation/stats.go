@@ -29,7 +29,7 @@ const (
 	CIDrop = 7
 	// CITimebox bounds the whole step; each unit gets an equal share of
 	// what is left when its turn comes.
-	CITimebox = 5 * 60 // seconds
+	CITimebox = 270 // seconds
 )
 
 // BinomialCDF is P(X <= k) for X ~ Binomial(n, p).
