@@ -110,6 +110,34 @@ func (e *Env) UnitPkgs() []string {
 	return pkgs
 }
 
+// DebugPkgs lists unit00 and the written units whose reference solution
+// mentions unit00.Assert or unit00.Debug: the packages the forgedebug tag
+// changes.
+func (e *Env) DebugPkgs() ([]string, error) {
+	var pkgs []string
+	for _, u := range e.Repo.WrittenUnits() {
+		if u == 0 {
+			pkgs = append(pkgs, "./"+u.Dir())
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(e.Repo.SolutionDir(u), "*.go"))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Contains(src, []byte("unit00.Assert")) || bytes.Contains(src, []byte("unit00.Debug")) {
+				pkgs = append(pkgs, "./"+u.Dir())
+				break
+			}
+		}
+	}
+	return pkgs, nil
+}
+
 // NewEnv prepares a temporary folder and the reference overlay.
 func NewEnv(r workbook.Repo, staticcheck string) (*Env, error) {
 	tmp, err := os.MkdirTemp("", "forge-ci-")
