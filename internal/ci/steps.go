@@ -336,10 +336,11 @@ func stepMutants(ctx context.Context, e *Env) error {
 // mutant's identity, so an unchanged tree grades the same mutants every
 // time. The grading is time-boxed: each unit gets an equal share of what
 // is left of the box when its turn comes (what a quick unit leaves over
-// goes to the later ones), counted from the end of its setup (the first
-// unit's setup compiles what the others find in the build cache), so a slow
-// unit cannot starve the others; a unit its share cuts short is reported
-// and not gated.
+// goes to the later ones). The box counts grading only, not the units'
+// setups (building and running the reference under coverage; the first
+// unit's compiles what the others find in the build cache), so a slow
+// setup cannot starve the units after it; a unit its share cuts short is
+// reported and not gated.
 func stepMutation(ctx context.Context, e *Env) error {
 	floors, err := mutation.LoadFloors(mutation.FloorsFile(e.Repo))
 	if err != nil {
@@ -363,6 +364,7 @@ func stepMutation(ctx context.Context, e *Env) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", u, err)
 		}
+		deadline = deadline.Add(rep.Setup)
 		e.Reportf("%s (%v)\n", rep.ScoreLine(), rep.Elapsed.Round(time.Second))
 		for _, x := range rep.With(mutation.Survived, mutation.NotCovered) {
 			e.Logf("    survivor: %s\n", x.Mutant)

@@ -78,7 +78,8 @@ type UnitReport struct {
 	TimedOut  bool          // the time box stopped the run early
 	RefTime   time.Duration // the reference's own test run, per tag set, longest
 	Elapsed   time.Duration
-	Unchecked int // mutants not type-checked in-process (no checker for their tags)
+	Setup     time.Duration // with Options.Budget: the setup before the budget's clock started
+	Unchecked int           // mutants not type-checked in-process (no checker for their tags)
 }
 
 // tagSets are tried in order for each file: the first under which the file
@@ -217,6 +218,7 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 				return nil, err
 			}
 		}
+		rep.Setup = time.Since(start)
 		if d := time.Now().Add(opt.Budget); opt.Deadline.IsZero() || d.Before(opt.Deadline) {
 			opt.Deadline = d
 		}
