@@ -227,14 +227,16 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 		if ctx.Err() != nil {
 			break
 		}
-		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
-			rep.TimedOut = true
-			break
-		}
+		// Wait for the mutants in flight before asking for another: they
+		// may complete the sample (or, not compiling, leave room in it).
 		for opt.Sample > 0 && inFlight > 0 && scored+inFlight >= opt.Sample {
 			collect()
 		}
 		if opt.Sample > 0 && scored >= opt.Sample {
+			break
+		}
+		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
+			rep.TimedOut = true
 			break
 		}
 		res := &rep.Results[i]
