@@ -6,9 +6,10 @@ import "github.com/llmforge/forge/unit03"
 // rows of a prompt are independent (each reads the cache, writes its own
 // output), so part i computes a band of them into the same out, with a
 // scores row of its own: a band of one row (a decode step) by Attention,
-// one of several by attentionGEMM, its two products. A row's cost grows with its
-// position (it attends to every earlier one), so the bands are cut where
-// the cumulative cost crosses i/parts of the whole, not at equal counts.
+// one of several by attentionGEMM, its two products. A row's cost grows
+// with its position (it attends to every earlier one), so the bands are
+// cut where the cumulative cost crosses i/parts of the whole, not at equal
+// counts.
 type attentionTask struct {
 	out, q, k, v   unit03.Mat
 	heads, kvHeads int
