@@ -24,7 +24,9 @@ type Report struct {
 // AllClose compares got with want element by element under Close and reports
 // how many elements failed and which one was worst. Slices of different
 // lengths (either one the longer) are an error wrapping ErrInvalid that gives
-// both lengths, returned with a report of nothing compared (N 0, Worst −1).
+// both lengths, returned with a report of nothing compared (N 0, Worst −1); so
+// is a tolerance (atol or rtol) that is negative or NaN, and its error names
+// the tolerances.
 func AllClose(got []float32, want []float64, atol, rtol float64) (Report, error) {
 	panic("TODO(0.1): write AllClose, see docs/unit00.md")
 }

@@ -180,6 +180,31 @@ func TestC0_1_AllClose(t *testing.T) {
 			}
 		}
 	})
+	t.Run("bad tolerance", func(t *testing.T) {
+		// Each tolerance alone: a check of atol only lets a negative rtol
+		// through, and "< 0" alone lets NaN through (every comparison with
+		// NaN is false).
+		nan := math.NaN()
+		for _, tc := range []struct{ atol, rtol float64 }{
+			{-1, 0}, {0, -1}, {-1e-300, 1}, {1, -0.5}, {nan, 0}, {0, nan},
+		} {
+			r, err := AllClose([]float32{1, 2}, []float64{1, 2}, tc.atol, tc.rtol)
+			require.ErrorIs(t, err, ErrInvalid, "AllClose with atol %g and rtol %g must be an error wrapping ErrInvalid: a tolerance must be 0 or more", tc.atol, tc.rtol)
+			for _, v := range []float64{tc.atol, tc.rtol} {
+				require.Contains(t, err.Error(), fmt.Sprint(v), "the error of AllClose with atol %g and rtol %g must give both tolerances", tc.atol, tc.rtol)
+			}
+			if r.N != 0 || r.Worst != -1 || r.Bad != 0 {
+				t.Errorf("AllClose with atol %g and rtol %g returned a report with N %d, Bad %d, Worst %d alongside its error; want nothing compared: N 0, Bad 0, Worst −1",
+					tc.atol, tc.rtol, r.N, r.Bad, r.Worst)
+			}
+		}
+		// Zero and infinite tolerances are valid.
+		for _, tol := range []float64{0, math.Inf(1)} {
+			if _, err := AllClose([]float32{1}, []float64{1}, tol, tol); err != nil {
+				t.Errorf("AllClose with atol and rtol %g returned error %v; 0 and +Inf are valid tolerances", tol, err)
+			}
+		}
+	})
 }
 
 // sameReport compares reports field by field, treating NaN as equal to NaN.

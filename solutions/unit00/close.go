@@ -35,10 +35,17 @@ type Report struct {
 
 // AllClose compares got with want element by element under Close and reports
 // how many elements failed and which one was worst. Slices of different
-// lengths are an error wrapping ErrInvalid.
+// lengths, and a tolerance that is negative or NaN, are an error wrapping
+// ErrInvalid.
 func AllClose(got []float32, want []float64, atol, rtol float64) (Report, error) {
 	if len(got) != len(want) {
 		return Report{Worst: -1}, fmt.Errorf("AllClose: %d results for %d expected values: %w", len(got), len(want), ErrInvalid)
+	}
+	// A negative budget would make equal values "not close" and turn the
+	// budget share negative; NaN would make everything not close. Both are
+	// the caller's mistake, not a verdict on the results.
+	if atol < 0 || rtol < 0 || math.IsNaN(atol) || math.IsNaN(rtol) {
+		return Report{Worst: -1}, fmt.Errorf("AllClose: tolerances atol %g and rtol %g must be 0 or more: %w", atol, rtol, ErrInvalid)
 	}
 	r := Report{N: len(got), Worst: -1}
 	for i := range got {
@@ -63,7 +70,7 @@ func budgetUsed(got, want, atol, rtol float64) (absErr, used float64) {
 		return math.Inf(1), math.Inf(1)
 	}
 	absErr = math.Abs(got - want)
-	allowed := atol + rtol*math.Abs(want)
+	allowed := atol + rtol*math.Abs(want) // never negative: AllClose checked
 	if allowed == 0 {
 		return absErr, math.Inf(1)
 	}
