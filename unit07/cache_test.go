@@ -31,6 +31,16 @@ func TestC7_1_Cache(t *testing.T) {
 				t.Fatalf("%s(%d) is %d×%d, want %d×%d (Cap × kvDim)", m.what, l, m.rows, m.cols, maxSeq, kvDim)
 			}
 		}
+		// A view whose capacity runs on into the next block lets an append
+		// (or a reslice past its end) overwrite another layer's values.
+		for _, m := range []struct {
+			what string
+			data []float32
+		}{{"Keys", c.Keys(l).Data}, {"Values", c.Values(l).Data}} {
+			if len(m.data) != maxSeq*kvDim || cap(m.data) != len(m.data) {
+				t.Fatalf("%s(%d).Data has length %d and capacity %d, want both %d: cut each block with a full slice expression, data[a:b:b], so its capacity ends where the block does", m.what, l, len(m.data), cap(m.data), maxSeq*kvDim)
+			}
+		}
 		c.Keys(l).Set(maxSeq-1, kvDim-1, float32(10*l+1))
 		c.Values(l).Set(maxSeq-1, kvDim-1, float32(10*l+2))
 	}
