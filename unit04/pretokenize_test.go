@@ -3,6 +3,8 @@ package unit04
 import (
 	"errors"
 	"fmt"
+	"regexp/syntax"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -90,6 +92,66 @@ func TestC4_2_Split(t *testing.T) {
 				if !checkSplit(t, p.pre, p.exprs, s) {
 					if bad++; bad >= 5 {
 						t.Fatalf("stopping after %d wrong splits", bad)
+					}
+				}
+			}
+		})
+	}
+}
+
+// classEdges lists, for the expressions Go's regexp/syntax can parse (those
+// without lookahead), the first and last character
+// of every range in their character classes and the characters just outside
+// them, sorted: where a hand-written class test is most easily off by one.
+func classEdges(t *testing.T, exprs []string) []rune {
+	t.Helper()
+	seen := map[rune]bool{}
+	var walk func(re *syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		if re.Op == syntax.OpCharClass {
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				for _, r := range []rune{re.Rune[i] - 1, re.Rune[i], re.Rune[i+1], re.Rune[i+1] + 1} {
+					if r > 0 && utf8.ValidRune(r) {
+						seen[r] = true
+					}
+				}
+			}
+		}
+		for _, sub := range re.Sub {
+			walk(sub)
+		}
+	}
+	for _, e := range exprs {
+		re, err := syntax.Parse(e, syntax.Perl)
+		if err == nil {
+			walk(re)
+		}
+	}
+	out := make([]rune, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestC4_2_ClassEdges splits, for every character at the edge of a range of
+// a pre-tokenizer's classes, a text that puts it beside a symbol, a space, a
+// letter and a digit, so that a range off by one in any stage changes where
+// a piece ends.
+func TestC4_2_ClassEdges(t *testing.T) {
+	for _, p := range preTokenizers {
+		edges := classEdges(t, p.exprs)
+		if len(edges) == 0 {
+			continue
+		}
+		t.Run(p.pre.String(), func(t *testing.T) {
+			bad := 0
+			for _, r := range edges {
+				s := fmt.Sprintf("!%c! %cx%c1%c", r, r, r, r)
+				if !checkSplit(t, p.pre, p.exprs, s) {
+					if bad++; bad >= 5 {
+						t.Fatalf("stopping after %d wrong splits (texts built around characters at the edges of the classes: %U and its neighbours)", bad, r)
 					}
 				}
 			}
