@@ -2,7 +2,9 @@ package unit01
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -66,6 +68,26 @@ func TestC1_2_Alloc(t *testing.T) {
 	exact := NewArena(128)
 	if f, err := exact.Float32s(32); err != nil || len(f) != 32 || exact.Used() != 128 {
 		t.Errorf("Float32s(32) in an empty 128-byte arena: len %d, Used %d, error %v; want 32 float32s filling it exactly", len(f), exact.Used(), err)
+	}
+	// Within the capacity but not within what is left: the allocation
+	// itself fails, and that error must come back, not a slice of nothing.
+	part := NewArena(128)
+	if _, err := part.Alloc(1); err != nil {
+		t.Fatal(err)
+	}
+	var f []float32
+	var err error
+	if v, panicked := oracle.Panics(func() { f, err = part.Float32s(32) }); panicked {
+		t.Errorf("Float32s(32) in a 128-byte arena with 1 byte used panicked (%v); want ErrArenaFull: 128 bytes no longer fit after the first 64", v)
+	} else if !errors.Is(err, ErrArenaFull) || f != nil || part.Used() != 1 {
+		t.Errorf("Float32s(32) in a 128-byte arena with 1 byte used: %d float32s, error %v, Used %d; want none, ErrArenaFull and Used still 1", len(f), err, part.Used())
+	}
+	// The errors name the count asked for, not the bytes it became.
+	for _, n := range []int{-1, 41} { // 41 > 128/4 float32s; 41·4 = 164 bytes
+		_, err := part.Float32s(n)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprint(n)) || strings.Contains(err.Error(), fmt.Sprint(4*n)) {
+			t.Errorf("Float32s(%d) in a 128-byte arena: error %v; want one that names %d float32s (check the count before it becomes %d bytes)", n, err, n, 4*n)
+		}
 	}
 }
 

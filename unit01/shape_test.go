@@ -125,8 +125,8 @@ func TestC1_1_RowBytes(t *testing.T) {
 		dt DType
 		n  int
 	}{{Q4_0, 33}, {Q4_K, 32}, {DType(99), 4}, {F32, -1}, {F32, math.MaxInt / 2}, {I32, math.MaxInt/4 + 1}, {Q8_K, math.MaxInt / 256 * 256}} {
-		if _, err := bad.dt.RowBytes(bad.n); !errors.Is(err, unit00.ErrInvalid) {
-			t.Errorf("%v.RowBytes(%d) error = %v, want an error wrapping unit00.ErrInvalid (a known type, whole blocks, a byte count that fits in an int)", bad.dt, bad.n, err)
+		if n, err := bad.dt.RowBytes(bad.n); !errors.Is(err, unit00.ErrInvalid) || n != 0 {
+			t.Errorf("%v.RowBytes(%d) = %d, %v; want 0 and an error wrapping unit00.ErrInvalid (a known type, whole blocks, a byte count that fits in an int): a size beside an error must be 0, so a caller that drops the error allocates nothing", bad.dt, bad.n, n, err)
 		}
 	}
 }
@@ -151,6 +151,17 @@ func TestC1_1_Storage(t *testing.T) {
 			}
 		}
 	}
+	t.Run("aligned at every small size", func(t *testing.T) {
+		// Go's allocator places small blocks at multiples of their size
+		// class (80, 96, 112, … bytes), so most of these start off a
+		// 64-byte boundary and only the skip computed from the address
+		// aligns them.
+		for n := 0; n <= 256; n++ {
+			if b := NewStorage(n).Bytes(); n > 0 && addr(b)%Alignment != 0 {
+				t.Fatalf("NewStorage(%d): buffer starts at %#x, %d bytes past a %d-byte boundary: skip to the next boundary, (−address) mod %d bytes", n, addr(b), addr(b)%Alignment, Alignment, Alignment)
+			}
+		}
+	})
 	t.Run("empty and negative", func(t *testing.T) {
 		s := NewStorage(0)
 		if s.Len() != 0 || len(s.Bytes()) != 0 {
@@ -176,6 +187,13 @@ func TestC1_1_Storage(t *testing.T) {
 			odd = raw[2:]
 		}
 		checkPanics(t, "Float32s() of a WrapStorage buffer that is not 4-byte aligned", func() { WrapStorage(odd).Float32s() })
+		// Fewer than 4 bytes hold no float32, whatever their alignment.
+		for n := 0; n < 4; n++ {
+			var f []float32
+			if v, panicked := oracle.Panics(func() { f = WrapStorage(odd[:n]).Float32s() }); panicked || len(f) != 0 {
+				t.Errorf("Float32s() of a %d-byte WrapStorage buffer that is not 4-byte aligned: %d elements, panic %v; want none and no panic (there is no float32 to misalign)", n, len(f), v)
+			}
+		}
 	})
 	t.Run("Float32s shares memory", func(t *testing.T) {
 		s := NewStorage(16)

@@ -194,6 +194,10 @@ func TestC1_3_Contiguous(t *testing.T) {
 			r, _ := x.Slice(0, 2, 3)
 			return r.Expand(MustShape(2, 1, 4))
 		}, []float64{8, 9, 10, 11, 8, 9, 10, 11}, []int{2, 1, 4}},
+		// Every axis a tensor can have: the odometer runs over all of them.
+		{"rank-8 permutation", func() (Tensor, error) {
+			return iota(t, 2, 1, 2, 1, 2, 1, 2, 3).Permute(7, 6, 5, 4, 3, 2, 1, 0)
+		}, first(oracle.Permute(oracle.Iota(48), []int{2, 1, 2, 1, 2, 1, 2, 3}, []int{7, 6, 5, 4, 3, 2, 1, 0})), []int{3, 2, 1, 2, 1, 2, 1, 2}},
 	}
 	for _, tc := range views {
 		v, err := tc.make()
@@ -253,6 +257,18 @@ func TestC1_3_QuantizedViews(t *testing.T) {
 		if _, err := f(); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("%s of a Q4_0 tensor that splits its blocks: error = %v, want unit00.ErrInvalid", name, err)
 		}
+	}
+	// Views of rank 1 keep the blocks too: the last axis is the only one.
+	row, err := q.Slice(0, 2, 3)
+	if err != nil {
+		t.Fatalf("Slice of one row of a Q4_0 tensor: %v", err)
+	}
+	if flat, err := row.Reshape(MustShape(64)); err != nil || flat.Shape().Rank() != 1 {
+		t.Errorf("Reshape of one Q4_0 row [1 64] to [64]: rank %d, error %v; want a rank-1 view (whole blocks, unit stride)", flat.Shape().Rank(), err)
+	} else if p, err := flat.Permute(0); err != nil {
+		t.Errorf("Permute(0) of a rank-1 Q4_0 view: %v; the identity keeps every block", err)
+	} else if p.Shape().Rank() != 1 {
+		t.Errorf("Permute(0) of a rank-1 Q4_0 view has rank %d", p.Shape().Rank())
 	}
 	c := rows.Contiguous()
 	if c.Storage() != q.Storage() {

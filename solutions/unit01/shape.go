@@ -107,7 +107,7 @@ func (s Shape) ContiguousStrides() Strides {
 
 // RowBytes is the size in bytes of n consecutive elements of type d: for a
 // quantized type, n must be a whole number of blocks. Otherwise, for an
-// unknown type, or for a size that overflows int, it returns an error
+// unknown type, or for a size that overflows int, it returns 0 and an error
 // wrapping unit00.ErrInvalid.
 func (d DType) RowBytes(n int) (int, error) {
 	if !d.Valid() {

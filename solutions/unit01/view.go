@@ -39,7 +39,7 @@ func (t Tensor) Permute(axes ...int) (Tensor, error) {
 	v := t
 	for i, a := range axes {
 		if a < 0 || a >= t.shape.rank || seen[a] {
-			return Tensor{}, fmt.Errorf("permute %v of %v: not a permutation of 0…%d: %w", slices.Clone(axes), t.shape, t.shape.rank-1, unit00.ErrInvalid)
+			return Tensor{}, fmt.Errorf("permute %v of %v: not a permutation of its %d axes: %w", slices.Clone(axes), t.shape, t.shape.rank, unit00.ErrInvalid)
 		}
 		seen[a] = true
 		v.shape.dims[i] = t.shape.dims[a]
@@ -88,13 +88,14 @@ func (t Tensor) Expand(s Shape) (Tensor, error) {
 	v.shape = s
 	v.strides = Strides{}
 	for i := 0; i < t.shape.rank; i++ {
-		switch d := t.shape.dims[i]; {
-		case d == s.dims[lead+i]:
+		d, want := t.shape.dims[i], s.dims[lead+i]
+		switch {
+		case d == want:
 			v.strides[lead+i] = t.strides[i]
 		case d == 1:
 			v.strides[lead+i] = 0
 		default:
-			return Tensor{}, fmt.Errorf("Expand %v to %v: axis %d has extent %d, want 1 or %d: %w", t.shape, s, i, d, s.dims[lead+i], unit00.ErrInvalid)
+			return Tensor{}, fmt.Errorf("Expand %v to %v: axis %d has extent %d, want 1 or %d: %w", t.shape, s, i, d, want, unit00.ErrInvalid)
 		}
 	}
 	return v.keepBlocks(t, "Expand")
@@ -123,21 +124,23 @@ func (t Tensor) Contiguous() Tensor {
 	}
 	out, err := Empty(t.dtype, t.shape)
 	unit00.Check(err == nil, "Contiguous: the shape of an existing tensor is invalid")
-	rowBytes, _ := t.dtype.RowBytes(t.rowLen())
+	// A scalar is always contiguous, so t has a last axis: the rows.
+	rank := t.shape.rank
+	rowLen, last := t.shape.dims[rank-1], t.strides[rank-1]
+	rowBytes, _ := t.dtype.RowBytes(rowLen)
 	elemBytes := t.dtype.BlockBytes()
 	src, dst := t.storage.buf, out.storage.buf
 	var idx [MaxRank]int // odometer over every axis but the last
 	for d := 0; d < len(dst); d += rowBytes {
 		pos := t.offset
-		for i := 0; i < t.shape.rank-1; i++ {
+		for i := 0; i < rank-1; i++ {
 			pos += idx[i] * t.strides[i]
 		}
 		if t.dtype.Quantized() { // a whole row of blocks, contiguous by keepBlocks
 			start := pos / t.dtype.BlockSize() * elemBytes
 			copy(dst[d:d+rowBytes], src[start:])
 		} else {
-			last := t.strides[max(t.shape.rank-1, 0)]
-			for j := 0; j < t.rowLen(); j++ {
+			for j := 0; j < rowLen; j++ {
 				at := (pos + j*last) * elemBytes
 				copy(dst[d+j*elemBytes:d+(j+1)*elemBytes], src[at:])
 			}
@@ -145,14 +148,6 @@ func (t Tensor) Contiguous() Tensor {
 		t.shape.step(&idx)
 	}
 	return out
-}
-
-// rowLen is the extent of the last axis (1 for a scalar).
-func (t Tensor) rowLen() int {
-	if t.shape.rank == 0 {
-		return 1
-	}
-	return t.shape.dims[t.shape.rank-1]
 }
 
 // step advances an odometer over every axis of s but the last.
