@@ -35,7 +35,8 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 // unit05.Dense matrices for the float32 GEMM; norms and biases are copied
 // (they are small). A missing tensor, or one whose dimensions are not the
 // [in, out] (ne[0] first) that c implies, is an error wrapping
-// unit00.ErrInvalid that names it.
+// unit00.ErrInvalid that names it; of several, the first in the order of
+// the tensor table (the embedding, the output, then block by block).
 func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 	panic("TODO(10.4): write LoadWeights, see docs/unit10.md")
 }

@@ -152,6 +152,10 @@ func TestC10_4_LoadConfigEdges(t *testing.T) {
 			t.Errorf("LoadConfig(f, 16) of the llama model with %s:\n got  %+v\n want %+v", c.name, got, want)
 		}
 	}
+	// maxSeq 1 is a context of one position, not "use the file's".
+	if got, err := LoadConfig(base, 1); err != nil || got.MaxSeq != 1 {
+		t.Errorf("LoadConfig(f, 1): MaxSeq %d, %v; want 1 (only maxSeq ≤ 0 means the file's context_length)", got.MaxSeq, err)
+	}
 	one := tinySpec("llama", unit01.Q8_0, false)
 	one.Config.Layers = 1
 	got, err := LoadConfig(openModel(t, one), 0)

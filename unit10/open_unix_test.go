@@ -4,6 +4,7 @@ package unit10
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -33,6 +34,9 @@ func TestC10_2_OpenNotRegular(t *testing.T) {
 	}
 	if _, err := os.Stat("/dev/null"); err == nil {
 		cases = append(cases, struct{ path, says string }{"/dev/null", "character device"})
+	}
+	if dev := blockDevice(); dev != "" {
+		cases = append(cases, struct{ path, says string }{dev, "block device"})
 	}
 	sock := filepath.Join(dir, "model.sock")
 	if l, err := net.Listen("unix", sock); err == nil {
@@ -76,4 +80,19 @@ func TestC10_2_OpenNotRegular(t *testing.T) {
 			t.Errorf("Open(%s) = %v, %v; want nil and an error wrapping unit00.ErrInvalid that names the path and says it is a %s", c.path, r.f, r.err, c.says)
 		}
 	}
+}
+
+// blockDevice returns the path of a block device under /dev, or "" when
+// there is none to see (a container may have none).
+func blockDevice() string {
+	entries, err := os.ReadDir("/dev")
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if m := e.Type(); m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0 {
+			return filepath.Join("/dev", e.Name())
+		}
+	}
+	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -277,6 +278,7 @@ func TestC10_1_TensorBytes(t *testing.T) {
 		{unit01.F64, []uint64{1 << 61}, 0, unit00.ErrInvalid},          // 2^64 bytes
 		{unit01.F32, []uint64{1 << 32, 1 << 32}, 0, unit00.ErrInvalid}, // 2^64 elements
 		{unit01.Q8_0, []uint64{1 << 40, 1 << 20, 1 << 10}, 0, unit00.ErrInvalid},
+		{unit01.Q4_0, []uint64{1 << 61, 5}, 0, unit00.ErrInvalid}, // 5·2^61 elements overflow int64, though their 6.5e18 bytes would not
 		{unit01.DType(4), []uint64{32}, 0, unit00.ErrUnsupported}, // unknown type
 		{unit01.DType(39), []uint64{32}, 0, unit00.ErrUnsupported},
 	}
@@ -324,6 +326,17 @@ func TestC10_1_Malformed(t *testing.T) {
 	}
 	for _, c := range malformedFiles() {
 		check(t, c.name, c.data, c.kind, c.off, c.field)
+	}
+	// The version's message says which problem it is: a version this reader
+	// does not know, or a known one written big-endian.
+	for _, c := range []struct {
+		version   uint32
+		says, not string
+	}{{4, "version 4", "big-endian"}, {0x01000000, "version 16777216", "big-endian"}, {0x03000000, "big-endian", ""}, {0x02000000, "big-endian", ""}} {
+		_, err := Parse(patch(goodFile().data, 4, c.version), "bad.gguf")
+		if msg := fmt.Sprint(err); !strings.Contains(msg, c.says) || c.not != "" && strings.Contains(msg, c.not) {
+			t.Errorf("Parse of a file with version %#08x: error %q; want one that says %q%s", c.version, msg, c.says, map[bool]string{true: " and not " + strconv.Quote(c.not)}[c.not != ""])
+		}
 	}
 	// Truncation at every byte of the good file: the bytes run out
 	// (ErrTruncated) or a count, length or tensor no longer fits (ErrInvalid
@@ -471,6 +484,19 @@ func TestC10_1_TensorViews(t *testing.T) {
 			t.Errorf("%s: Tensor(t) info = %+v, want %+v", c.name, got, info)
 		case c.want == "" && (!errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), `"t"`)):
 			t.Errorf("%s: Tensor(t) = %q, %v; want an error wrapping unit00.ErrInvalid that names the tensor (%s)", c.name, view, err, c.whyNoError)
+		}
+	}
+	// A File is a struct with exported fields: a tensor info edited after
+	// Parse into one whose size cannot be computed is an error too, not an
+	// empty view.
+	for _, bad := range []TensorInfo{
+		{Name: "t", Dims: []uint64{32}, Type: unit01.DType(4), Offset: 0}, // an unknown type
+		{Name: "t", Dims: []uint64{33}, Type: unit01.Q4_0, Offset: 0},     // not whole blocks
+		{Name: "t", Dims: []uint64{}, Type: unit01.F32, Offset: 0},        // no dims
+	} {
+		f := File{Data: data, Tensors: []TensorInfo{bad}}
+		if _, view, err := f.Tensor("t"); err == nil || !strings.Contains(fmt.Sprint(err), `"t"`) {
+			t.Errorf("Tensor(t) of a tensor info with dims %v of type %v (edited after Parse): %d bytes, %v; want an error naming the tensor, since its size cannot be computed", bad.Dims, bad.Type, len(view), err)
 		}
 	}
 }

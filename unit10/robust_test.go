@@ -84,6 +84,20 @@ func dropTensors(prefix string) func([]Tensor) []Tensor {
 	}
 }
 
+// addTensors adds small F32 tensors under the given names.
+func addTensors(names ...string) func([]Tensor) []Tensor {
+	return func(ts []Tensor) []Tensor {
+		for _, n := range names {
+			ts = append(ts, Tensor{Name: n, Dims: []uint64{8}, Type: unit01.F32, Data: make([]byte, 32)})
+		}
+		return ts
+	}
+}
+
+func both2(a, b func([]Tensor) []Tensor) func([]Tensor) []Tensor {
+	return func(ts []Tensor) []Tensor { return b(a(ts)) }
+}
+
 // flatten makes the named tensor one-dimensional (the same bytes).
 func flatten(name string) func([]Tensor) []Tensor {
 	return func(ts []Tensor) []Tensor {
@@ -153,6 +167,10 @@ func craftedModels() []crafted {
 		{name: "tokens and token types cut to 280", kvs: both(cutArray("tokenizer.ggml.tokens", 280), cutArray("tokenizer.ggml.token_type", 280)), kind: inv, says: []string{"tokenizer.ggml.tokens has 280", "300"}},
 		{name: "token types cut to 100", kvs: cutArray("tokenizer.ggml.token_type", 100), kind: inv, says: []string{"tokenizer.ggml.token_type has 100", "300"}},
 		{name: "no tokens", kvs: cutArray("tokenizer.ggml.tokens", 0), kind: inv, says: []string{"tokenizer.ggml.tokens"}},
+		// Tensors whose names only look like blocks do not count as one;
+		// two missing tensors: the first LoadWeights asks for is named.
+		{name: "blk.0.attn_q.weight missing, and stray tensors blk.7, 9.weight and blk.x.weight", tensors: both2(addTensors("blk.7", "9.weight", "blk.x.weight"), dropTensors("blk.0.attn_q.weight")), kind: inv, says: []string{"blk.0.attn_q.weight"}},
+		{name: "blk.0.attn_q.weight and blk.0.ffn_down.weight missing", tensors: both2(dropTensors("blk.0.attn_q.weight"), dropTensors("blk.0.ffn_down.weight")), kind: inv, says: []string{"blk.0.attn_q.weight"}},
 		// An error of the tokenizer itself names the file too.
 		{name: "tokenizer model bert", kvs: setKV("tokenizer.ggml.model", TypeString, "bert"), kind: uns, says: []string{`"bert"`}},
 	}
@@ -241,5 +259,20 @@ func TestC10_4_VocabLengths(t *testing.T) {
 	_, err = LoadVocab(f)
 	if !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "vocab.gguf") || !strings.Contains(fmt.Sprint(err), "tokenizer.ggml.tokens has 2") {
 		t.Errorf("LoadVocab of 2 tokens with 3 scores and 3 token types: error %v, want one wrapping unit00.ErrInvalid that names the file and says tokenizer.ggml.tokens has 2 entries where the other arrays have 3", err)
+	}
+	// No tokens and nothing to compare them with: every length agrees (all
+	// 0), and still there is no vocabulary.
+	buf.Reset()
+	if err := Write(&buf, []KV{
+		{Key: "tokenizer.ggml.model", Type: TypeString, Value: "llama"},
+		{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: []string{}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = Parse(buf.Bytes(), "vocab.gguf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = LoadVocab(f); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "tokenizer.ggml.tokens") {
+		t.Errorf("LoadVocab of an empty tokenizer.ggml.tokens and no other array: error %v, want one wrapping unit00.ErrInvalid that names tokenizer.ggml.tokens: a vocabulary has at least one token", err)
 	}
 }

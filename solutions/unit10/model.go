@@ -214,7 +214,8 @@ func fileBlocks(f *File) int {
 // the file's bytes (nothing copied); F32 matrices are copied into
 // unit05.Dense matrices for the float32 GEMM; norms and biases are copied
 // (they are small). A missing tensor, or one whose dimensions are not the
-// [in, out] (ne[0] first) that c implies, is an error naming it.
+// [in, out] (ne[0] first) that c implies, is an error naming it; of
+// several, the first in the order of the tensor table.
 func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 	b := binder{f: f}
 	w := &unit05.Weights{

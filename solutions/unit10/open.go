@@ -41,8 +41,7 @@ func fileKind(mode fs.FileMode) string {
 		return "a character device"
 	case mode&fs.ModeDevice != 0:
 		return "a block device"
-	case mode&fs.ModeSymlink != 0:
-		return "a symbolic link"
 	}
+	// No symbolic link comes here: Stat follows links.
 	return fmt.Sprintf("not a regular file (mode %v)", mode.Type())
 }
