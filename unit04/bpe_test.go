@@ -152,6 +152,11 @@ func TestC4_3_ToyVocabularies(t *testing.T) {
 	noZ := toyByteVocab("gpt-2", []string{"a b", "ab c"}, "ab")
 	noZ.Tokens['z'] = "ⓩ"
 	withoutZ := mustNew(t, "toy vocabulary without z's token", noZ)
+	// The same with a token of empty text (some converted vocabularies have
+	// them): no symbol of a word is ever empty, so it never comes out.
+	emptyTok := toyByteVocab("gpt-2", []string{"a b", "ab c"}, "ab", "")
+	emptyTok.Tokens['z'] = "ⓩ"
+	withEmpty := mustNew(t, "toy vocabulary without z's token, with an empty token (id 257)", emptyTok)
 	llama3 := mustNew(t, "toy vocabulary, Llama 3 pre-tokenizer", toyByteVocab("llama-bpe", []string{"x y"}, "xy", "xyz"))
 	qwen2 := mustNew(t, "toy vocabulary, Qwen2 pre-tokenizer", toyByteVocab("qwen2", []string{"x y"}, "xy", "xyz"))
 	checkEncodeCases(t, []encodeCase{
@@ -164,6 +169,7 @@ func TestC4_3_ToyVocabularies(t *testing.T) {
 		{"a byte without a token is left out, the rest merges", withoutZ, "zab", EncodeOptions{}, []int{256}},
 		{"a merged symbol that is no token comes out as the tokens of its characters (ab c merges, abc is no token)", withoutZ, "abcz", EncodeOptions{}, bytesOf("abc")},
 		{"the same word without the missing byte", withoutZ, "abc", EncodeOptions{}, bytesOf("abc")},
+		{"a token of empty text matches no symbol (the word takes the character-by-character road: z has no token)", withEmpty, "abz", EncodeOptions{}, []int{256}},
 		{"Llama 3: a word that is a token is that token, whatever the merges give (ignore_merges)", llama3, "xyz xyz", EncodeOptions{}, []int{257, ' ', 256, 'z'}},
 		{"Qwen2 merges every word (no ignore_merges)", qwen2, "xyz", EncodeOptions{}, []int{256, 'z'}},
 	})

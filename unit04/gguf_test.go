@@ -272,7 +272,10 @@ func TestC4_6_ValueTypes(t *testing.T) {
 	g.kv("tokenizer.ggml.unknown_token_id", 10).u64(0) // UINT64
 	g.kv("tokenizer.ggml.add_eos_token", 7).u8(2)      // any non-zero byte is true
 	g.kv("tokenizer.chat_template", 8).str("{{ x }}")
-	n += 13
+	// Last in the file: three empty strings, 8 bytes each, exactly the
+	// bytes left. A count check must allow 8 bytes per string, no more.
+	g.kv("general.empties", 9).arr(8, 3).str("").str("").str("")
+	n += 14
 	data := append(header(uint64(n)).Bytes(), g.Bytes()...)
 	got, err := ReadVocab(bytes.NewReader(data), int64(len(data)), "types.gguf")
 	require.NoError(t, err, "ReadVocab of a file with a value of every type")

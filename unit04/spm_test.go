@@ -105,4 +105,18 @@ func TestC4_4_ToyVocabularies(t *testing.T) {
 			[]int{spA, 1, spA, 2}},
 		{"AddSpecial: BOS, no EOS (AddEOS is false)", prefix, "a", EncodeOptions{AddSpecial: true}, []int{1, spA}},
 	})
+	// A merge on the right makes a new pair with its left neighbour: y+z
+	// is the only pair at first, then x+yz is one. And a byte token may
+	// have id 0 like any other.
+	v := &Vocab{Model: "llama", BOS: 1, EOS: 2, UNK: 3,
+		Tokens: []string{"<0x41>", "<s>", "</s>", "<unk>", "x", "y", "z", "yz", "xyz"},
+		Types:  []int32{TypeByte, TypeControl, TypeControl, TypeUnknown, 1, 1, 1, 1, 1},
+		Scores: []float32{0, 0, 0, 0, 0, 0, 0, -1, -2},
+	}
+	chain := mustNew(t, "toy SentencePiece vocabulary where yz then xyz merge, and <0x41> is id 0", v)
+	checkEncodeCases(t, []encodeCase{
+		{"y+z merges, then x+yz: after each merge, the pair with the left neighbour is tried again", chain, "xyz", EncodeOptions{}, []int{8}},
+		{"the same inside a longer text: xyz and then z", chain, "xyzz", EncodeOptions{}, []int{8, 6}},
+		{"byte fallback to id 0: A is no token, <0x41> is the first one", chain, "xA", EncodeOptions{}, []int{4, 0}},
+	})
 }
