@@ -144,6 +144,22 @@ func newModel(t testing.TB, c Config, w *Weights, p *unit03.Pool) *Model {
 
 func (n named) String() string { return fmt.Sprintf("%s %+v", n.name, n.c) }
 
+// mustPanicIn is mustPanic for a check that method must make itself, before
+// it hands its arguments on: the panic is raised in unit05 and its message
+// names the method ("Forward: …"). A check further down (Logits' own,
+// unit03's Block) would panic too, but name the wrong call.
+func mustPanicIn(t *testing.T, what, method string, f func()) {
+	t.Helper()
+	v, panicked := oracle.Panics(f)
+	msg := fmt.Sprint(v)
+	switch {
+	case !panicked:
+		t.Errorf("%s did not panic: shapes that do not fit are a programming error, panic through unit00.Check", what)
+	case !strings.HasPrefix(msg, "check failed at unit05/") || !strings.Contains(msg, method):
+		t.Errorf("%s panicked with %q; want %s's own check (unit00.Check in unit05, its message naming %s) before it hands the shapes on", what, msg, method, method)
+	}
+}
+
 // mustPanic checks that f panics through unit00.Check, whose message starts
 // "check failed at": a panic from further down (an index out of range, a
 // slice beyond its capacity) means the shapes were never checked, and a

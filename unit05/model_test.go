@@ -201,7 +201,7 @@ func TestC5_5_Errors(t *testing.T) {
 		{"logits of 9 rows for 8 tokens", unit03.NewMat(9, c.Vocab)},
 		{"logits one narrower than Vocab", unit03.NewMat(8, c.Vocab-1)},
 	} {
-		mustPanic(t, "Forward into "+bad.what, func() { _ = m.Forward(bad.logits, testTokens(2, 8, c.Vocab)) })
+		mustPanicIn(t, "Forward into "+bad.what, "Forward", func() { _ = m.Forward(bad.logits, testTokens(2, 8, c.Vocab)) })
 	}
 	// Block on shapes that do not fit.
 	keys, values := unit03.NewMat(c.MaxSeq, c.KVDim()), unit03.NewMat(c.MaxSeq, c.KVDim())
@@ -215,12 +215,13 @@ func TestC5_5_Errors(t *testing.T) {
 		{"x one narrower than Dim", x.Block(0, 4, 0, c.Dim-1), 0, keys, values},
 		{"pos0 = −1", x, -1, keys, values},
 		{"4 rows at pos0 = MaxSeq−3", x, c.MaxSeq - 3, keys, values},
+		{"4 rows at pos0 = MaxSeq−3, keys and values of MaxSeq+1 rows", x, c.MaxSeq - 3, unit03.NewMat(c.MaxSeq+1, c.KVDim()), unit03.NewMat(c.MaxSeq+1, c.KVDim())},
 		{"keys of 9 rows for positions 6–9", x, 6, keys.Block(0, 9, 0, c.KVDim()), values},
 		{"values of 9 rows for positions 6–9", x, 6, keys, values.Block(0, 9, 0, c.KVDim())},
 		{"keys one narrower than KVDim", x, 0, keys.Block(0, c.MaxSeq, 0, c.KVDim()-1), values},
 		{"values one narrower than KVDim", x, 0, keys, values.Block(0, c.MaxSeq, 0, c.KVDim()-1)},
 	} {
-		mustPanic(t, "Block with "+bad.what, func() { m.Block(0, bad.x, bad.pos0, bad.keys, bad.values) })
+		mustPanicIn(t, "Block with "+bad.what, "Block", func() { m.Block(0, bad.x, bad.pos0, bad.keys, bad.values) })
 	}
 	// The model still works after bad input.
 	tokens := testTokens(2, 8, c.Vocab)
@@ -250,6 +251,13 @@ func TestC5_5_Errors(t *testing.T) {
 		if _, err := NewModel(bc, w, nil); !errors.Is(err, unit00.ErrInvalid) {
 			t.Errorf("NewModel with RopeBase %v, RMSEps %v, Rope %d (weights that fit): error %v, want one wrapping unit00.ErrInvalid: validate the config first", bc.RopeBase, bc.RMSEps, int(bc.Rope), err)
 		}
+	}
+	// A context no process could address: refused before anything is
+	// allocated for it (RoPE tables alone would be 2^40·HeadDim floats).
+	huge := c
+	huge.MaxSeq = 1 << 40
+	if m, err := NewModel(huge, w, nil); !errors.Is(err, unit00.ErrInvalid) || m != nil {
+		t.Errorf("NewModel with MaxSeq 2^40: %v, error %v; want nil and an error wrapping unit00.ErrInvalid (its tables and scratch are more than a process can address)", m != nil, err)
 	}
 	w2, _ := testWeights(c, 65)
 	w2.Layers[1].Wk = w2.Layers[1].Gate
