@@ -86,6 +86,18 @@ func TestC2_2_SwiGLU(t *testing.T) {
 		SwiGLU(g, g, up)
 		oracle.AssertClose(t, "SwiGLU in place (dst is gate)", g, want, actTol)
 	})
+	// The edge of e^x's range on the scalar road (two elements: shorter
+	// than any vector, so every SIMD level takes it): e^88.72283 is the
+	// largest exponential float32 holds (3.4028e38), so SiLU(−88.72283) is
+	// a tiny −2.6e-37, not −0. An up of 1e30 lifts it above the budget's
+	// absolute floor, where an exponential that overflows one ulp early
+	// shows. (The AVX2 kernel gives +Inf from 88.38 up, on purpose: see
+	// docs/unit02.md.)
+	gate, up := []float32{-88.72283, -math.Nextafter32(88.72283, 0)}, []float32{1e30, 1e30}
+	want := []float64{oracle.SiLU(float64(gate[0])) * 1e30, oracle.SiLU(float64(gate[1])) * 1e30}
+	dst := make([]float32, 2)
+	SwiGLU(dst, gate, up)
+	oracle.AssertClose(t, "SwiGLU at the edge of float32's exponential (gates −88.72283 and one ulp less, ups 1e30)", dst, want, actTol)
 	if _, panicked := oracle.Panics(func() { SwiGLU(make([]float32, 2), make([]float32, 2), make([]float32, 3)) }); !panicked {
 		t.Errorf("SwiGLU with slices of different lengths did not panic")
 	}

@@ -2,6 +2,7 @@ package unit02
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -125,6 +126,17 @@ func TestC2_5_ParallelSum(t *testing.T) {
 		if again := ParallelSum(x, 3); again != first {
 			t.Fatalf("ParallelSum with 3 workers gave %v, then %v: combine the partial sums in a fixed order, not as they finish", first, again)
 		}
+	}
+	// Bit for bit, from the contract: one worker sums the one chunk with
+	// Sum, and 0 workers means GOMAXPROCS of them. Three, so that the
+	// chunks are not Sum's own halves (a pairwise Sum adds the same two
+	// halves as two workers do).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	if one, sum := ParallelSum(x, 1), Sum(x); one != sum {
+		t.Errorf("ParallelSum with 1 worker = %v, Sum = %v: one worker is one chunk, summed by Sum", one, sum)
+	}
+	if zero, all := ParallelSum(x, 0), ParallelSum(x, runtime.GOMAXPROCS(0)); zero != all {
+		t.Errorf("ParallelSum with 0 workers = %v, with GOMAXPROCS (%d) workers = %v: 0 means GOMAXPROCS", zero, runtime.GOMAXPROCS(0), all)
 	}
 	if got := ParallelSum([]float32{1, 2}, 8); got != 3 {
 		t.Errorf("ParallelSum of 2 values with 8 workers = %v, want 3", got)
