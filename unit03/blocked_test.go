@@ -10,7 +10,7 @@ import (
 // bigShapes cross the block sizes of a blocked product: more rows than a
 // row block, more columns than fit a panel many times over, depths beyond
 // one depth block.
-var bigShapes = []shape{{150, 130, 257}, {5, 4100, 3}, {300, 2, 9}, {33, 65, 513}}
+var bigShapes = []shape{{150, 130, 257}, {5, 4100, 3}, {300, 2, 9}, {33, 65, 513}, {13, 4100, 600}}
 
 func TestC3_2_MatMulIKJ(t *testing.T) {
 	g := oracle.NewRand(33)

@@ -31,6 +31,22 @@ func TestC3_3_Pool(t *testing.T) {
 		}
 		p.Close()
 	}
+	// Run uses the calling goroutine as one of the threads, so a pool of n
+	// starts n − 1 goroutines. (Tried a few times: the runtime may start
+	// one of its own in between.)
+	started := 0
+	for range 5 {
+		before := runtime.NumGoroutine()
+		p := NewPool(4)
+		started = runtime.NumGoroutine() - before
+		p.Close()
+		if started == 3 {
+			break
+		}
+	}
+	if started != 3 {
+		t.Errorf("NewPool(4) started %d goroutines, want 3: Run uses its caller as the fourth thread", started)
+	}
 	if p := NewPool(0); p.Threads() < 1 {
 		t.Errorf("NewPool(0).Threads() = %d, want GOMAXPROCS", p.Threads())
 	} else {
