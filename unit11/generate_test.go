@@ -180,6 +180,13 @@ func TestC11_3_BadPrompts(t *testing.T) {
 			t.Fatalf("Generate with %s: the session holds %d positions (want the 2 it had) and %d tokens came out: check the prompt before running any of it", tc.name, s.Len(), len(res.Tokens))
 		}
 	}
+	// A sampler made for another vocabulary: its error comes back, naming
+	// the token it was sampling, and nothing is made up in its place.
+	s0 := newSession(t, c, 3)
+	res0, err := Generate(context.Background(), s0, newSampler(t, c.Vocab+1, DefaultParams()), []int{1, 2}, Options{MaxTokens: 5})
+	if !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "token 0") || len(res0.Tokens) != 0 {
+		t.Fatalf("Generate with a sampler for %d tokens and a model of %d: %v, %d tokens; want the sampler's error wrapping unit00.ErrInvalid, naming token 0, and no tokens", c.Vocab+1, c.Vocab, err, len(res0.Tokens))
+	}
 	// A negative token late in the prompt is caught before the first chunk.
 	s := newSession(t, c, 3)
 	negLate := make([]int, 100)
@@ -220,6 +227,9 @@ func TestC11_3_Cancel(t *testing.T) {
 	res, err := Generate(ctx, s, newSampler(t, c.Vocab, DefaultParams()), prompt, Options{})
 	if !errors.Is(err, context.Canceled) || res.Stop != StopCanceled || len(res.Tokens) != 0 || s.Len() >= len(prompt) {
 		t.Fatalf("Generate with a canceled context: %v, stop %v, %d tokens, %d positions; want context.Canceled, StopCanceled, no tokens, the prompt not (wholly) processed", err, res.Stop, len(res.Tokens), s.Len())
+	}
+	if res.GenTime != 0 {
+		t.Errorf("Generate canceled during the prefill: GenTime %v, want 0: it stops there, and nothing is sampled or decoded", res.GenTime)
 	}
 	// Canceled while the prompt runs: the next look, before the second
 	// chunk, must see it.

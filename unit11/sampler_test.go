@@ -124,6 +124,7 @@ func chainConfigs() map[string]Params {
 		// still a penalty to apply, not a sign that penalties are off.
 		"frequency-negative": with(func(p *Params) { p.FrequencyPenalty = -1; p.PenaltyLastN = -1 }),
 		"presence":           with(func(p *Params) { p.PresencePenalty = 1.5 }),
+		"presence-negative":  with(func(p *Params) { p.PresencePenalty = -1 }),
 		"penalties-no-look":  with(func(p *Params) { p.RepeatPenalty = 3; p.PresencePenalty = 5; p.PenaltyLastN = 0 }),
 		"defaults":           def,
 		"defaults-penalized": func() Params {
@@ -152,14 +153,21 @@ func testHistory(n int) []int {
 // for each stage alone and together, on logits with ties and masks.
 func TestC11_1_Candidates(t *testing.T) {
 	const n = 300
-	hist := testHistory(n)
+	// A long history with repeats, and one of a single token: a window of
+	// one is a window to penalize too.
+	for _, hist := range [][]int{testHistory(n), {7}} {
+		candidatesWith(t, n, hist)
+	}
+}
+
+func candidatesWith(t *testing.T, n int, hist []int) {
 	for cname, p := range chainConfigs() {
 		s, err := NewSampler(n, p)
 		if err != nil {
 			t.Fatalf("%s: NewSampler: %v", cname, err)
 		}
 		for lname, logits := range logitSets(n) {
-			what := fmt.Sprintf("%s on %s logits", cname, lname)
+			what := fmt.Sprintf("%s on %s logits, a history of %d tokens", cname, lname, len(hist))
 			keep := append([]float32(nil), logits...)
 			c, err := s.Candidates(logits, hist)
 			if err != nil {

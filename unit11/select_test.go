@@ -3,6 +3,7 @@ package unit11
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"testing"
 
@@ -120,6 +121,34 @@ func TestC11_2_Nucleus(t *testing.T) {
 					t.Fatalf("Nucleus(p=%v) of %d %s logits: %s (the fewest best tokens whose probabilities sum to at least p: %d)", p, n, lname, msg, want)
 				}
 			}
+		}
+	}
+}
+
+// TestC11_2_NucleusExactMass: probabilities that are powers of two sum
+// exactly, so the nucleus can end exactly on p: the token whose mass makes
+// the sum reach p (not exceed it) is the last one in. Once across bands of
+// logits, once inside a band (two equal logits).
+func TestC11_2_NucleusExactMass(t *testing.T) {
+	for _, tc := range []struct {
+		probs []float32
+		want  []int
+	}{
+		{[]float32{0.5, 0.25, 0.125, 0.125}, []int{0, 1}},
+		{[]float32{0.5, 0.25, 0.25}, []int{0, 1}},
+	} {
+		logits := make([]float32, len(tc.probs))
+		for i, q := range tc.probs {
+			logits[i] = float32(math.Log(float64(q) / 0.5))
+		}
+		got := Nucleus(make([]Candidate, 0, len(logits)), logits, tc.probs, 0.75)
+		ids := make([]int, len(got))
+		for i, x := range got {
+			ids[i] = x.ID
+		}
+		slices.Sort(ids)
+		if !slices.Equal(ids, tc.want) {
+			t.Errorf("Nucleus(p=0.75) of probabilities %v: tokens %v, want %v: 0.5 + 0.25 reaches 0.75 exactly, and reaching p is enough", tc.probs, ids, tc.want)
 		}
 	}
 }

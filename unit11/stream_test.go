@@ -64,6 +64,7 @@ func TestC11_4_StopStrings(t *testing.T) {
 		{"hello world", []string{"xyz"}, "hello world", false},
 		{"hello world", []string{"world!"}, "hello world", false}, // a prefix that never completes is flushed
 		{"hello world", []string{"lo w", "ell"}, "h", true},       // the earliest wins
+		{"hello world", []string{"wor", "xyz"}, "hello ", true},   // a stop string that never appears changes nothing
 		{"stop at once", []string{"stop"}, "", true},
 		{"aaab", []string{"aab"}, "a", true},    // the match starts inside held-back text
 		{"xab", []string{"ab", "b"}, "x", true}, // both complete with the same token: the earlier start wins
