@@ -55,7 +55,7 @@ func cmdMutation(ctx context.Context, args []string) error {
 		}
 		rep, err := mutation.Run(ctx, mutation.Options{
 			Repo: r, Unit: u, Jobs: *jobs, Sample: *sample, Seed: *seed,
-			Deadline: deadline, Long: *long, Log: log,
+			Deadline: deadline, Long: *long, Log: log, OtherBuilds: true,
 		})
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,8 +53,14 @@ type Options struct {
 	// the first unit, which compiles what the others then find in the
 	// build cache, is not cut short by its compiles.
 	Budget time.Duration
-	Long   bool      // run the tests without -test.short
-	Log    io.Writer // progress notes; nil for none
+	Long   bool // run the tests without -test.short
+	// OtherBuilds grades a survivor again under each other build (tag set)
+	// whose tests run its line: a mistake in a Go kernel that the SIMD
+	// build only reaches for a row's last block is caught by the purego
+	// build's tests, which CI runs too. Off in CI's sample, where the
+	// other builds' setups would cost more than the time box.
+	OtherBuilds bool
+	Log         io.Writer // progress notes; nil for none
 	// TriagePath is the unit's equivalent-mutant file; "" for
 	// ci/mutation/unitNN.txt.
 	TriagePath string
@@ -288,8 +295,58 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 	for inFlight > 0 {
 		collect()
 	}
+	if opt.OtherBuilds {
+		if err := regradeSurvivors(ctx, opt, rep, g, srcs, fileTags, env); err != nil {
+			return nil, err
+		}
+	}
 	rep.Elapsed = time.Since(start)
 	return rep, ctx.Err()
+}
+
+// regradeSurvivors grades each survivor again under the builds after the
+// one it survived in, in order, while it survives and its line is run
+// there; the first build whose tests kill it decides.
+func regradeSurvivors(ctx context.Context, opt Options, rep *UnitReport, g *grader, srcs map[string][]byte, fileTags map[string][]string, env func(string) (*tagEnv, error)) error {
+	for i := range rep.Results {
+		res := &rep.Results[i]
+		if res.Status != Survived {
+			continue
+		}
+		name := baseName(res.Mutant.File)
+		tags := fileTags[name]
+		at := slices.Index(tags, res.Tags)
+		for _, t := range tags[at+1:] {
+			if ctx.Err() != nil || !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
+				return nil
+			}
+			e, err := env(t)
+			if err != nil {
+				return err
+			}
+			if !e.covered(name, res.Mutant.Line, res.Mutant.Col) {
+				continue
+			}
+			mutated := res.Mutant.Apply(srcs[name])
+			if e.checker != nil && e.checker.has(name) && e.checker.check(name, mutated) != nil {
+				continue // does not build here: the first build's verdict stands
+			}
+			st, detail := g.grade(ctx, res.Mutant, mutated, t, e)
+			if st == Killed || st == Timeout {
+				res.Status, res.Detail, res.Tags = st, detail+" (in the "+tagName(t)+" build)", t
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// tagName names a tag set for a message: "plain" for none.
+func tagName(tags string) string {
+	if tags == "" {
+		return "plain"
+	}
+	return tags
 }
 
 type graded struct {

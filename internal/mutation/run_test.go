@@ -136,3 +136,41 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("sample of 2: %d scored at %.1f%%, the full run predicts %d at %.1f%%", sc.Scored(), sc.Score(), n, want2)
 	}
 }
+
+// TestRunOtherBuilds: a mutant that the plain build's tests run but do not
+// kill, and the purego build's tests kill, survives a run that grades each
+// mutant in one build and is killed when survivors are graded again in the
+// other builds that run their line.
+func TestRunOtherBuilds(t *testing.T) {
+	r := fixture(t)
+	for path, text := range map[string]string{
+		"solutions/unit00/twice.go": "package unit00\n\n// Twice doubles a.\nfunc Twice(a int) int { return a * 2 }\n",
+		"unit00/twice.go":           "package unit00\n\nfunc Twice(a int) int { panic(\"TODO(0.1)\") }\n",
+		"unit00/twice_test.go":      "package unit00\n\nimport \"testing\"\n\nfunc TestC0_1_Twice(t *testing.T) {\n\tif Twice(0) != 0 {\n\t\tt.Error(\"Twice(0)\")\n\t}\n}\n",
+		// A file only the purego build compiles: the unit has two builds.
+		"solutions/unit00/pure.go":    "//go:build purego\n\npackage unit00\n\n// Pure says which build this is.\nconst Pure = true\n",
+		"unit00/twice_purego_test.go": "//go:build purego\n\npackage unit00\n\nimport \"testing\"\n\nfunc TestC0_1_TwicePurego(t *testing.T) {\n\tif Twice(3) != 6 {\n\t\tt.Error(\"Twice(3)\")\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(r.Root, path), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The plain build's test runs Twice but cannot tell a * 2 from a / 2
+	// (at 0); only the purego build's test can, so the verdict must come
+	// from there, and say so.
+	key := "arithmetic-base: a * 2 -> a / 2"
+	rep, err := Run(context.Background(), Options{Repo: r, Unit: 0, Jobs: 2, OtherBuilds: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range rep.Results {
+		if string(x.Mutant.Op)+": "+x.Mutant.Orig+" -> "+x.Mutant.Mut != key {
+			continue
+		}
+		if x.Status != Killed || x.Tags != "purego" || !strings.Contains(x.Detail, "purego build") {
+			t.Errorf("%s is %s in build %q (%s), want killed in the purego build, and the detail saying so", key, x.Status, x.Tags, x.Detail)
+		}
+		return
+	}
+	t.Fatalf("no mutant %q", key)
+}
