@@ -119,6 +119,11 @@ func TestC9_4_QuantizeMatrix(t *testing.T) {
 			}
 		}
 	}
+	// Q8_K quantizes rows (it is the K-quants' activation type) but is no
+	// weight type: no dot product takes it as weights.
+	if m, err := QuantizeMatrix(unit01.Q8_K, w); !errors.Is(err, unit00.ErrUnsupported) || m != nil {
+		t.Errorf("QuantizeMatrix(Q8_K): %v, error %v; want nil and an error wrapping unit00.ErrUnsupported (an activation type, not a weight type)", m != nil, err)
+	}
 }
 
 func TestC9_4_NoAllocs(t *testing.T) {
