@@ -70,19 +70,11 @@ func TestC9_3_Dot(t *testing.T) {
 // round, so wherever the zeros stay exactly 0 through quantization (every
 // type whose grid holds 0) it must be exactly 0: an integer sum that
 // starts anywhere but 0, or a block's term dropped or doubled, shows
-// here, where a random row hides it in the rounding bound.
-//
-// Q6_K is left out for now: the reference's AVX2 and AVX-512 kernels
-// convert lane sums in which Σ q·a and 32·Σ a have not yet cancelled
-// (the −32 goes through Q8_K's sums of 16), so their rounding scales with
-// the unsigned quants, not with the terms: 1,280 elements that should give
-// exactly 0 give about −3e-6 (AVX2) and −1.2e-4 (AVX-512). Its Go road is
-// exact. Putting it back is the test of the kernels' fix.
+// here, where a random row hides it in the rounding bound. (It found the
+// first SIMD Q6_K kernels converting lane sums in which Σ q·a and 32·Σ a
+// had not yet cancelled: −1.2e-4 where 0 is exact.)
 func TestC9_3_DisjointDot(t *testing.T) {
 	for _, dt := range weightTypes {
-		if dt == unit01.Q6_K {
-			continue
-		}
 		for _, n := range []int{256, 1280} {
 			xw, xa := make([]float32, n), make([]float32, n)
 			for i := range n {

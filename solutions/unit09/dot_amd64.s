@@ -686,18 +686,24 @@ q4_kv1_loop:
 //	high = 0x0F ? ql >> 4 : H          elements 64–127
 //
 // (the word shifts spill bits between bytes, but only into the bits the
-// other operand provides). The quants q are 0…63; the −32 is taken out
-// through the activations' sums, Σ(q−32)·a = Σq·a − 32·bsum per
-// sub-block of 16, and Q8_K carries the bsums.
+// other operand provides). The quants q are 0…63 and VPDPBUSD needs them
+// unsigned, so the −32 is taken out of each lane's own sum:
+// Σ(q−32)·a = Σq·a − Σ32·a over the lane's four elements, where Σ32·a,
+// the same for every row, is one VPDPBUSD of the activations with 32s per
+// super-block. (Taking it out through Q8_K's sums of 16 instead would leave
+// each lane a large Σq·a and another a large −32·Σa, which cancel only
+// after their conversion to float32: a rounding that scales with the
+// unsigned quants, not with the terms.)
 //
 // VPDPBUSD of the k-th register of quants with its 64 activations leaves
 // sub-block 4k+L in lane group L (sums 4L…4L+3). The sums are scaled as
-// in Q4_K, packed to words (|4·63·128| < 2¹⁵ still) and multiplied by the
-// int8 scales, spread by q6kSc01 and q6kSc23 to match.
+// in Q4_K, packed to words (|4·32·128| < 2¹⁵) and multiplied by the int8
+// scales, spread by q6kSc01 and q6kSc23 to match.
 //
 // Constants: Z31 = 0x0F bytes, Z30 = 0x33 bytes, Z29 = q6kSc01,
-// Z28 = q6kSc23. Per step: Z20–Z23 activations 0–63, 64–127, 128–191,
-// 192–255; Y25 bsums; Z26 d_a.
+// Z28 = q6kSc23, Z27 = 32 bytes. Per step: Z20–Z23 activations 0–63,
+// 64–127, 128–191, 192–255; Z11, Z14, Z15, Z24 their −Σ32·a per lane
+// (each row's sums start there); Z26 d_a.
 
 // q6kSc01: lane group L gets [sc_L ×4, sc_(4+L) ×4].
 DATA q6kSc01<>+0(SB)/8, $0x0000000000000000
@@ -727,15 +733,27 @@ GLOBL q6kSc23<>(SB), RODATA|NOPTR, $64
 	MOVL         $0x33, AX ; \
 	VPBROADCASTB AX, Z30 ; \
 	VMOVDQU64    q6kSc01<>(SB), Z29 ; \
-	VMOVDQU64    q6kSc23<>(SB), Z28
+	VMOVDQU64    q6kSc23<>(SB), Z28 ; \
+	MOVL         $0x20, AX ; \
+	VPBROADCASTB AX, Z27
+
+// Q6_KVNNI_NEG sets neg to −Σ32·a per lane of the activations in acts.
+#define Q6_KVNNI_NEG(acts, neg) \
+	VPXORD       Z13, Z13, Z13 ; \
+	VPDPBUSD     acts, Z27, Z13 ; \
+	VPXORD       neg, neg, neg ; \
+	VPSUBD       Z13, neg, neg
 
 #define Q6_KVNNI_ACTS \
 	VMOVDQU64    4(SI), Z20 ; \
 	VMOVDQU64    68(SI), Z21 ; \
 	VMOVDQU64    132(SI), Z22 ; \
 	VMOVDQU64    196(SI), Z23 ; \
-	VMOVDQU64    260(SI), Y25 /* bsums */ ; \
-	VBROADCASTSS (SI), Z26
+	VBROADCASTSS (SI), Z26 ; \
+	Q6_KVNNI_NEG(Z20, Z11) ; \
+	Q6_KVNNI_NEG(Z21, Z14) ; \
+	Q6_KVNNI_NEG(Z22, Z15) ; \
+	Q6_KVNNI_NEG(Z23, Z24)
 
 // Q6_KVNNI_HALF unpacks the half whose ql and qh start at byte offsets
 // qloff and qhoff of the super-block at w into lo (its elements 0–63)
@@ -755,11 +773,11 @@ GLOBL q6kSc23<>(SB), RODATA|NOPTR, $64
 #define Q6_KVNNI_ROW(w, acc) \
 	Q6_KVNNI_HALF(w, 0, 128, Z0, Z1) ; \
 	Q6_KVNNI_HALF(w, 64, 160, Z2, Z3) ; \
-	VPXORD       Z4, Z4, Z4 ; \
-	VPXORD       Z5, Z5, Z5 ; \
-	VPXORD       Z6, Z6, Z6 ; \
-	VPXORD       Z7, Z7, Z7 ; \
-	VPDPBUSD     Z20, Z0, Z4 /* sub-blocks 0–3, four sums each */ ; \
+	VMOVDQA64    Z11, Z4 ; \
+	VMOVDQA64    Z14, Z5 ; \
+	VMOVDQA64    Z15, Z6 ; \
+	VMOVDQA64    Z24, Z7 ; \
+	VPDPBUSD     Z20, Z0, Z4 /* sub-blocks 0–3, four sums of (q−32)·a each */ ; \
 	VPDPBUSD     Z21, Z1, Z5 /* 4–7 */ ; \
 	VPDPBUSD     Z22, Z2, Z6 /* 8–11 */ ; \
 	VPDPBUSD     Z23, Z3, Z7 /* 12–15 */ ; \
@@ -769,10 +787,7 @@ GLOBL q6kSc23<>(SB), RODATA|NOPTR, $64
 	VPACKSSDW    Z5, Z4, Z4 /* lane group L: [s_L ×4, s_(4+L) ×4] */ ; \
 	VPACKSSDW    Z7, Z6, Z6 /* [s_(8+L) ×4, s_(12+L) ×4] */ ; \
 	VPMADDWD     Z9, Z4, Z4 ; \
-	VPDPWSSD     Z10, Z6, Z4 /* Σ sc_s·Σ q·a */ ; \
-	VPMADDWD     Y25, Y8, Y5 /* sc_s·bsum_s, in pairs */ ; \
-	VPSLLD       $5, Y5, Y5 ; \
-	VPSUBD       Z5, Z4, Z4 /* Σ sc_s·Σ (q−32)·a */ ; \
+	VPDPWSSD     Z10, Z6, Z4 /* Σ sc_s·Σ (q−32)·a */ ; \
 	VCVTDQ2PS    Z4, Z4 ; \
 	VPBROADCASTW 208(w)(BX*1), Y6 ; \
 	VCVTPH2PS    Y6, Z6 ; \

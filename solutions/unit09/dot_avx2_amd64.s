@@ -459,7 +459,10 @@ q4_ka1_loop:
 // them). Each register of 32 quants covers two sub-blocks of 16: VPMADDWD
 // takes the words [sc_2g ×8 | sc_2g+1 ×8], spread from the sixteen int8
 // scales by VPERMQ and VPSHUFB (q6kPair). The −32 is taken out with the
-// bsums: Σ_s sc_s·32·bsum_s.
+// bsums: Σ_s sc_s·32·bsum_s. The eight lanes then hold sums that cancel
+// only together (a large Σq·a here, a large −32·bsum there), so they are
+// added as integers, exactly, before the one conversion to float32: the
+// rounding is then that of the super-block's term, as in the Go road.
 //
 // Constants: Y15 = 0x0F bytes, Y14 = 0x30 bytes. Per step: Y13 d_a ×8.
 // Per row: Y1 the scales as words [sc0–7 | sc0–7], Y2 [sc8–15 | sc8–15],
@@ -531,11 +534,17 @@ GLOBL q6kPair<>(SB), RODATA|NOPTR, $128
 	VPSUBD       Y8, Y0, Y0 /* −32·Σ sc_s·bsum_s */ ; \
 	Q6_KAVX2_HALF(w, 0, 128, 4, Y1) ; \
 	Q6_KAVX2_HALF(w, 64, 160, 132, Y2) ; \
-	VCVTDQ2PS    Y0, Y0 ; \
+	VEXTRACTI128 $1, Y0, X6 ; \
+	VPADDD       X6, X0, X0 ; \
+	VPSHUFD      $0x4E, X0, X6 ; \
+	VPADDD       X6, X0, X0 ; \
+	VPSHUFD      $0xB1, X0, X6 ; \
+	VPADDD       X6, X0, X0 /* the super-block's integer sum */ ; \
+	VCVTDQ2PS    X0, X0 ; \
 	VPBROADCASTW 208(w)(BX*1), X7 ; \
-	VCVTPH2PS    X7, Y7 ; \
-	VMULPS       Y13, Y7, Y7 /* d·d_a */ ; \
-	VFMADD231PS  Y7, Y0, acc
+	VCVTPH2PS    X7, X7 ; \
+	VMULSS       X13, X7, X7 /* d·d_a */ ; \
+	VFMADD231SS  X7, X0, acc /* lane 0; VEX keeps the others 0 */
 
 #define Q6_KAVX2_SETUP \
 	MOVL         $0x0F, AX ; \
@@ -560,10 +569,10 @@ TEXT ·dot4Q6_KAVX2(SB), NOSPLIT, $0-56
 
 q6_ka4_loop:
 	VBROADCASTSS (SI), Y13
-	Q6_KAVX2_ROW(R8, Y9)
-	Q6_KAVX2_ROW(R9, Y10)
-	Q6_KAVX2_ROW(R10, Y11)
-	Q6_KAVX2_ROW(R11, Y12)
+	Q6_KAVX2_ROW(R8, X9)
+	Q6_KAVX2_ROW(R9, X10)
+	Q6_KAVX2_ROW(R10, X11)
+	Q6_KAVX2_ROW(R11, X12)
 	PREFETCHT0   (DI)    // the next group: 4 × 210 bytes, fourteen lines
 	PREFETCHT0   64(DI)
 	PREFETCHT0   128(DI)
@@ -600,7 +609,7 @@ TEXT ·dotQ6_KAVX2(SB), NOSPLIT, $0-28
 
 q6_ka1_loop:
 	VBROADCASTSS (SI), Y13
-	Q6_KAVX2_ROW(R8, Y9)
+	Q6_KAVX2_ROW(R8, X9)
 	ADDQ         $210, BX
 	ADDQ         $292, SI
 	DECQ         CX
