@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +120,7 @@ func chainConfigs() map[string]Params {
 		"min-p-0.1":        with(func(p *Params) { p.MinP = 0.1 }),
 		"min-p-0.5-cold":   with(func(p *Params) { p.MinP = 0.5; p.Temperature = 0.3 }),
 		"repeat-1.5":       with(func(p *Params) { p.RepeatPenalty = 1.5; p.PenaltyLastN = 16 }),
+		"repeat-2":         with(func(p *Params) { p.RepeatPenalty = 2 }),
 		"frequency":        with(func(p *Params) { p.FrequencyPenalty = 0.7; p.PenaltyLastN = -1 }),
 		// A negative penalty rewards repeats; with the other two off it is
 		// still a penalty to apply, not a sign that penalties are off.
@@ -303,6 +305,30 @@ func TestC11_1_BadLogits(t *testing.T) {
 
 // TestC11_1_Seed: equal seeds replay equal draws; another seed gives
 // other draws; every draw is a candidate.
+// TestC11_1_TopPExact: top-p after top-k, where the kept mass reaches p
+// exactly: top-k 4 keeps four equal logits, of probability 1/4 each,
+// exactly, so at top-p 0.5 the first two (lowest ids on the tie) reach it
+// and the other two go.
+func TestC11_1_TopPExact(t *testing.T) {
+	logits := []float32{0, 0, 0, 0, -3, -4}
+	s, err := NewSampler(len(logits), Params{Temperature: 1, RepeatPenalty: 1, TopK: 4, TopP: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Candidates(logits, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int, len(c))
+	for i, x := range c {
+		ids[i] = x.ID
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []int{0, 1}) {
+		t.Errorf("top-k 4 then top-p 0.5 over four equal logits (1/4 each once top-k has kept them): candidates %v, want [0 1]: 1/4 + 1/4 reaches 0.5 exactly, and reaching p is enough", ids)
+	}
+}
+
 func TestC11_1_Seed(t *testing.T) {
 	const n = 64
 	logits := oracle.NewRand(114).Normal(n, 0, 0.5) // flat: many candidates
