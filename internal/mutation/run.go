@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/llmforge/forge/internal/overlay"
 	"github.com/llmforge/forge/internal/workbook"
 )
@@ -92,6 +94,30 @@ type UnitReport struct {
 // tagSets are tried in order for each file: the first under which the file
 // is compiled on this machine grades its mutants.
 var tagSets = []string{"", "purego", "forgedebug", "purego,forgedebug"}
+
+// avx2Build is a build that is not a tag set: the plain build run with
+// GODEBUG=cpu.avx512f=off, as CI's AVX2 step runs it, so that on an
+// AVX-512 machine the AVX2 roads (their Go wrappers, which choose and
+// bound-check) are run and graded too. It comes right after the plain
+// build for a unit with amd64-only files, on a machine with AVX-512.
+const avx2Build = "avx2"
+
+// goTags is the -tags value of build b.
+func goTags(b string) string {
+	if b == avx2Build {
+		return ""
+	}
+	return b
+}
+
+// runEnv is the environment a test binary of build b runs in: nil for
+// this process's own.
+func runEnv(b string) []string {
+	if b == avx2Build {
+		return append(os.Environ(), "GODEBUG=cpu.avx512f=off")
+	}
+	return nil
+}
 
 // Run generates the unit's mutants and grades them.
 func Run(ctx context.Context, opt Options) (*UnitReport, error) {
@@ -175,7 +201,7 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 		if e, ok := envs[tags]; ok {
 			return e, nil
 		}
-		opt.logf("%s: the reference with tags %q: coverage, timing, type-checker\n", u, tags)
+		opt.logf("%s: the reference in build %q: coverage, timing, type-checker\n", u, tags)
 		if tree == "" {
 			// go test -cover ignores -overlay for the files it instruments
 			// (it would cover the stubs), so coverage runs in a copy of the
@@ -409,6 +435,11 @@ func unitTagSets(solDir string, names []string) ([]string, error) {
 			out = append(out, t)
 		}
 	}
+	if cpu.X86.HasAVX512F && slices.ContainsFunc(names, func(n string) bool {
+		return strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(n, ".go"), ".s"), "_amd64")
+	}) {
+		out = slices.Insert(out, 1, avx2Build)
+	}
 	return out, nil
 }
 
@@ -432,6 +463,7 @@ func tagsFor(path string, sets []string) (tags []string, why string, err error) 
 }
 
 func matchTags(dir, name, tags string) (bool, error) {
+	tags = goTags(tags)
 	bctx := build.Default
 	if tags != "" {
 		bctx.BuildTags = strings.Split(tags, ",")
@@ -488,13 +520,14 @@ func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPat
 		run = append(run, "-test.short")
 	}
 	cbin := filepath.Join(dir, "cover.test")
-	if out, err := goCmd(ctx, tree, "test", "-c", "-o", cbin, "-trimpath", "-tags", tags, "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
+	if out, err := goCmd(ctx, tree, "test", "-c", "-o", cbin, "-trimpath", "-tags", goTags(tags), "-cover", "-coverpkg", u.ImportPath(), "./"+u.Dir()); err != nil {
 		return nil, fmt.Errorf("the reference of %s does not build with coverage and tags %q: %v\n%s", u, tags, err, out)
 	}
 	profile := filepath.Join(dir, "cover.out")
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, cbin, append(run, "-test.coverprofile="+profile, "-test.gocoverdir="+dir)...)
 	cmd.Dir = filepath.Join(tree, u.Dir())
+	cmd.Env = runEnv(tags)
 	if out, err := cmd.CombinedOutput(); err == nil {
 		e.refTime = time.Since(t0)
 		if e.cover, err = readProfile(profile); err != nil {
@@ -503,12 +536,13 @@ func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPat
 	} else {
 		e.coverNote = fmt.Sprintf("the tests fail under coverage (%s), so every mutant runs", firstFailure(out))
 		bin := filepath.Join(dir, "ref.test")
-		if out, err := goCmd(ctx, r.Root, "test", "-c", "-o", bin, "-overlay", overlayPath, "-tags", tags, "./"+u.Dir()); err != nil {
+		if out, err := goCmd(ctx, r.Root, "test", "-c", "-o", bin, "-overlay", overlayPath, "-tags", goTags(tags), "./"+u.Dir()); err != nil {
 			return nil, fmt.Errorf("the reference of %s does not build with tags %q: %v\n%s", u, tags, err, out)
 		}
 		t0 = time.Now()
 		cmd = exec.CommandContext(ctx, bin, run...)
 		cmd.Dir = r.UnitDir(u)
+		cmd.Env = runEnv(tags)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("the reference of %s fails its own tests with tags %q, so no mutant can be graded: %v\n%s", u, tags, err, tailLines(string(out), 20))
 		}
@@ -516,7 +550,7 @@ func newTagEnv(ctx context.Context, r workbook.Repo, u workbook.Unit, overlayPat
 	}
 	// Three times the reference's own time, plus slack for a loaded machine.
 	e.timeout = 3*e.refTime + 10*time.Second
-	e.checker, e.checkErr = newTypeChecker(ctx, r.Root, u.Dir(), u.ImportPath(), r.SolutionDir(u), overlayPath, tags)
+	e.checker, e.checkErr = newTypeChecker(ctx, r.Root, u.Dir(), u.ImportPath(), r.SolutionDir(u), overlayPath, goTags(tags))
 	return e, nil
 }
 
@@ -606,7 +640,7 @@ func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags strin
 		return NotCompiling, err.Error()
 	}
 	bin := filepath.Join(dir, "m.test")
-	if out, err := goCmd(ctx, g.repo.Root, "test", "-c", "-o", bin, "-overlay", ovPath, "-tags", tags, "./"+g.unit.Dir()); err != nil {
+	if out, err := goCmd(ctx, g.repo.Root, "test", "-c", "-o", bin, "-overlay", ovPath, "-tags", goTags(tags), "./"+g.unit.Dir()); err != nil {
 		return NotCompiling, firstLine(out)
 	}
 	args := []string{"-test.count=1", "-test.failfast", "-test.timeout=" + e.timeout.String()}
@@ -619,6 +653,7 @@ func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags strin
 	defer cancel()
 	cmd := exec.CommandContext(rctx, bin, args...)
 	cmd.Dir = g.repo.UnitDir(g.unit)
+	cmd.Env = runEnv(tags)
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	switch {
