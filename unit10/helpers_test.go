@@ -245,6 +245,8 @@ var malformedFields = map[string]string{
 	"string length 2^40":                        "k",
 	"string array element longer than the file": "k[1]",
 	"bool array element 255":                    "k[2]",
+	"a value type cut short":                    "kkkkkkkkk: type",
+	"the second key's length cut short":         "metadata entry 1: key",
 }
 
 // patch returns a copy of b with x written at off (uint32 or uint64).
@@ -326,6 +328,20 @@ func malformedFiles() []malformed {
 		return g.u64(1 << 40).bytes(), at
 	})
 	add("bool byte 2", inv, func() ([]byte, int64) { return newGGUF(0, 1).str("k").u32(7).u8(2).bytes(), 37 })
+	// Long enough for the count check (two entries of a key, a type and one
+	// byte), but the file ends 3 bytes into the second key's length.
+	add("the second key's length cut short", trunc, func() ([]byte, int64) {
+		g := newGGUF(0, 2).str("k").u32(8).str(strings.Repeat("v", 20))
+		at := g.pos()
+		return g.raw([]byte{1, 0, 0}).bytes(), at
+	})
+	// Long enough for the count check (a key, a type, one byte), but the
+	// file ends 3 bytes into the type.
+	add("a value type cut short", trunc, func() ([]byte, int64) {
+		g := newGGUF(0, 1).str("kkkkkkkkk")
+		at := g.pos()
+		return g.raw([]byte{1, 2, 3}).bytes(), at
+	})
 	add("bool array element 255", inv, func() ([]byte, int64) {
 		g := newGGUF(0, 1).str("k").u32(9).u32(7).u64(3).u8(1).u8(0)
 		at := g.pos()
