@@ -544,7 +544,10 @@ GLOBL q6kPair<>(SB), RODATA|NOPTR, $128
 	VPBROADCASTW 208(w)(BX*1), X7 ; \
 	VCVTPH2PS    X7, X7 ; \
 	VMULSS       X13, X7, X7 /* d·d_a */ ; \
-	VFMADD231SS  X7, X0, acc /* lane 0; VEX keeps the others 0 */
+	VMULSS       X7, X0, X0 ; \
+	VXORPS       X6, X6, X6 ; \
+	VBLENDPS     $1, X0, X6, X0 /* lane 0 only: every lane holds the sum */ ; \
+	VADDPS       Y0, acc, acc
 
 #define Q6_KAVX2_SETUP \
 	MOVL         $0x0F, AX ; \
@@ -569,10 +572,10 @@ TEXT ·dot4Q6_KAVX2(SB), NOSPLIT, $0-56
 
 q6_ka4_loop:
 	VBROADCASTSS (SI), Y13
-	Q6_KAVX2_ROW(R8, X9)
-	Q6_KAVX2_ROW(R9, X10)
-	Q6_KAVX2_ROW(R10, X11)
-	Q6_KAVX2_ROW(R11, X12)
+	Q6_KAVX2_ROW(R8, Y9)
+	Q6_KAVX2_ROW(R9, Y10)
+	Q6_KAVX2_ROW(R10, Y11)
+	Q6_KAVX2_ROW(R11, Y12)
 	PREFETCHT0   (DI)    // the next group: 4 × 210 bytes, fourteen lines
 	PREFETCHT0   64(DI)
 	PREFETCHT0   128(DI)
@@ -609,7 +612,7 @@ TEXT ·dotQ6_KAVX2(SB), NOSPLIT, $0-28
 
 q6_ka1_loop:
 	VBROADCASTSS (SI), Y13
-	Q6_KAVX2_ROW(R8, X9)
+	Q6_KAVX2_ROW(R8, Y9)
 	ADDQ         $210, BX
 	ADDQ         $292, SI
 	DECQ         CX
