@@ -1,6 +1,7 @@
 package unit09
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -34,6 +35,26 @@ func activations(t *testing.T, dt unit01.DType, x []float32) ([]byte, []float64)
 	return a, oracle.DequantRow(int(adt), a)
 }
 
+// checkDot compares Dot of the weight row w with the activations x,
+// quantized to VecDotType, against the float64 sum of the dequantized
+// weights times the dequantized activations, within (4·blocks + 64)·ε·Σ|w·a|.
+func checkDot(t *testing.T, what string, dt unit01.DType, w []byte, x []float32) {
+	t.Helper()
+	n := len(x)
+	a, ad := activations(t, dt, x)
+	wd := oracle.DequantRow(int(dt), w)
+	want, abs := 0.0, 0.0
+	for i := range wd {
+		want += wd[i] * ad[i]
+		abs += math.Abs(wd[i] * ad[i])
+	}
+	got := Dot(dt, w, a, n)
+	bound := (4*float64(n/max(1, dt.BlockSize())) + 64) * eps32 * abs
+	if math.Abs(float64(got)-want) > bound || math.IsNaN(float64(got)) {
+		t.Errorf("%s = %v, want %v ± %.3g (the float64 sum of the dequantized weights times the dequantized activations)", what, got, want, bound)
+	}
+}
+
 // TestC9_3_Dot checks every weight type's dot product, on random weight
 // blocks and activations, against the float64 sum of the dequantized
 // weights times the dequantized activations: the quantized arithmetic is
@@ -48,19 +69,7 @@ func TestC9_3_Dot(t *testing.T) {
 			for i := 0; i < n; i += 97 {
 				x[i] *= 30 // outliers, so blocks get different scales
 			}
-			a, ad := activations(t, dt, x)
-			wd := oracle.DequantRow(int(dt), w)
-			want, abs := 0.0, 0.0
-			for i := range wd {
-				want += wd[i] * ad[i]
-				abs += math.Abs(wd[i] * ad[i])
-			}
-			got := Dot(dt, w, a, n)
-			blocks := float64(n / max(1, dt.BlockSize()))
-			bound := (4*blocks + 64) * eps32 * abs
-			if math.Abs(float64(got)-want) > bound || math.IsNaN(float64(got)) {
-				t.Errorf("Dot(%v, %d elements) = %v, want %v ± %.3g (the float64 sum of the dequantized weights times the dequantized activations)", dt, n, got, want, bound)
-			}
+			checkDot(t, fmt.Sprintf("Dot(%v, %d elements)", dt, n), dt, w, x)
 		}
 	}
 }
@@ -88,18 +97,7 @@ func TestC9_3_DisjointDot(t *testing.T) {
 			if err := QuantizeRow(dt, w, xw); err != nil {
 				t.Fatal(err)
 			}
-			a, ad := activations(t, dt, xa)
-			wd := oracle.DequantRow(int(dt), w)
-			want, abs := 0.0, 0.0
-			for i := range wd {
-				want += wd[i] * ad[i]
-				abs += math.Abs(wd[i] * ad[i])
-			}
-			got := Dot(dt, w, a, n)
-			bound := (4*float64(n/max(1, dt.BlockSize())) + 64) * eps32 * abs
-			if math.Abs(float64(got)-want) > bound || math.IsNaN(float64(got)) {
-				t.Errorf("Dot(%v, %d elements) of weights zero at the odd elements and activations zero at the even ones = %v, want %v ± %.3g", dt, n, got, want, bound)
-			}
+			checkDot(t, fmt.Sprintf("Dot(%v, %d elements) of weights zero at the odd elements and activations zero at the even ones", dt, n), dt, w, xa)
 		}
 	}
 }
