@@ -2,6 +2,9 @@ package unit03
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -72,6 +75,39 @@ func TestC3_4_MatMul(t *testing.T) {
 					checkC(t, what, c, a, b, transB)
 				}
 			}
+		}
+	}
+}
+
+// firstProductEnv names, in a child process of this test binary, the kernel
+// whose first product TestC3_4_FirstProduct runs there.
+const firstProductEnv = "FORGE_UNIT03_FIRST_PRODUCT"
+
+// TestC3_4_FirstProduct runs each kernel's first product of a process, on
+// one thread and past every block size ({13, 4100, 600}: more columns than
+// a column block, deeper than a depth block). It runs in a child process of
+// this test binary because in this one earlier products have already left
+// packing buffers behind: a buffer sized for a block but sliced for whole
+// tile panels (a block that is not a multiple of the tile) has room to
+// spare when it is reused, and runs past its end only when it is new, as
+// in an engine's first prompt.
+func TestC3_4_FirstProduct(t *testing.T) {
+	if v := os.Getenv(firstProductEnv); v != "" {
+		k, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("%s=%q: want a kernel number", firstProductEnv, v)
+		}
+		s := shape{13, 4100, 600}
+		c, a, b := operands(oracle.NewRand(40), s, false, false)
+		MatMul(nil, Kernel(k), c, a, b)
+		checkC(t, fmt.Sprintf("MatMul %v kernel %v, the first product of a process", s, Kernel(k)), c, a, b, false)
+		return
+	}
+	for _, k := range Kernels() {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestC3_4_FirstProduct$", "-test.count=1")
+		cmd.Env = append(os.Environ(), firstProductEnv+"="+strconv.Itoa(int(k)))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("kernel %v: the first product of a fresh process (MatMul {13, 4100, 600}, one thread) failed (%v); the child's output:\n%s", k, err, out)
 		}
 	}
 }

@@ -640,7 +640,10 @@ func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags strin
 		return NotCompiling, err.Error()
 	}
 	bin := filepath.Join(dir, "m.test")
-	if out, err := goCmd(ctx, g.repo.Root, "test", "-c", "-o", bin, "-overlay", ovPath, "-tags", goTags(tags), "./"+g.unit.Dir()); err != nil {
+	// No vet and no symbol table or DWARF: the link is most of a mutant's
+	// cost, and neither changes what the tests see (panics still name
+	// file:line from the pc tables). Measured on unit09: 1.40 s to 1.24 s.
+	if out, err := goCmd(ctx, g.repo.Root, "test", "-c", "-vet=off", "-ldflags=-s -w", "-o", bin, "-overlay", ovPath, "-tags", goTags(tags), "./"+g.unit.Dir()); err != nil {
 		return NotCompiling, firstLine(out)
 	}
 	args := []string{"-test.count=1", "-test.failfast", "-test.timeout=" + e.timeout.String()}
