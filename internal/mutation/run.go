@@ -102,9 +102,15 @@ var tagSets = []string{"", "purego", "forgedebug", "purego,forgedebug"}
 // build for a unit with amd64-only files, on a machine with AVX-512.
 const avx2Build = "avx2"
 
+// noSIMDBuild is the plain build run with AVX2 and AVX-512 both off, as on
+// an x86-64 CPU without them: the amd64 files' roads for such a CPU (their
+// fallbacks to Go, which purego does not compile) are run and graded too.
+// It comes after the AVX2 build, on a machine with AVX2.
+const noSIMDBuild = "nosimd"
+
 // goTags is the -tags value of build b.
 func goTags(b string) string {
-	if b == avx2Build {
+	if b == avx2Build || b == noSIMDBuild {
 		return ""
 	}
 	return b
@@ -113,8 +119,11 @@ func goTags(b string) string {
 // runEnv is the environment a test binary of build b runs in: nil for
 // this process's own.
 func runEnv(b string) []string {
-	if b == avx2Build {
+	switch b {
+	case avx2Build:
 		return append(os.Environ(), "GODEBUG=cpu.avx512f=off")
+	case noSIMDBuild:
+		return append(os.Environ(), "GODEBUG=cpu.avx2=off,cpu.avx512f=off")
 	}
 	return nil
 }
@@ -435,9 +444,13 @@ func unitTagSets(solDir string, names []string) ([]string, error) {
 			out = append(out, t)
 		}
 	}
-	if cpu.X86.HasAVX512F && slices.ContainsFunc(names, func(n string) bool {
+	amd64 := slices.ContainsFunc(names, func(n string) bool {
 		return strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(n, ".go"), ".s"), "_amd64")
-	}) {
+	})
+	if amd64 && cpu.X86.HasAVX2 {
+		out = slices.Insert(out, 1, noSIMDBuild)
+	}
+	if amd64 && cpu.X86.HasAVX512F {
 		out = slices.Insert(out, 1, avx2Build)
 	}
 	return out, nil

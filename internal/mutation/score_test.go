@@ -203,12 +203,17 @@ func TestTagSets(t *testing.T) {
 		t.Fatal(err)
 	}
 	// forgedebug compiles the same files as the plain build: not a build of
-	// its own. On an AVX-512 machine a unit with amd64 files also gets the
-	// AVX2 build, right after the plain one, compiling what it compiles.
-	want, plain := []string{"", "purego"}, []string{""}
+	// its own. On an AVX2 machine a unit with amd64 files also gets the
+	// build without SIMD, and on an AVX-512 one the AVX2 build before it,
+	// right after the plain one, compiling what it compiles.
+	plain := []string{""}
 	if cpu.X86.HasAVX512F {
-		want, plain = []string{"", avx2Build, "purego"}, []string{"", avx2Build}
+		plain = append(plain, avx2Build)
 	}
+	if cpu.X86.HasAVX2 {
+		plain = append(plain, noSIMDBuild)
+	}
+	want := append(slices.Clone(plain), "purego")
 	if !slices.Equal(sets, want) {
 		t.Errorf("unitTagSets = %q, want %q", sets, want)
 	}
