@@ -239,6 +239,7 @@ func TestC9_1_Errors(t *testing.T) {
 		kind error
 	}{
 		{unit01.Q4_0, 33, 20, unit00.ErrInvalid},      // not a whole block
+		{unit01.Q4_0, 33, 0, unit00.ErrInvalid},       // not a whole block, and no bytes (RowBytes' error is the answer, not its 0)
 		{unit01.Q4_0, 64, 35, unit00.ErrInvalid},      // 64 elements are 36 bytes
 		{unit01.Q4_K, 256, 143, unit00.ErrInvalid},    // one byte short
 		{unit01.Q2_K, 256, 84, unit00.ErrUnsupported}, // a type this unit does not read

@@ -102,6 +102,29 @@ func TestC9_3_DisjointDot(t *testing.T) {
 	}
 }
 
+// TestC9_3_ZeroScales: K-quant super-blocks whose sub-block scales and
+// mins are all 0, under nonzero d and dmin and random quants. Every weight
+// is 0, so the dot product must be exactly 0: a sum of scaled quants or of
+// mins that starts anywhere but 0 adds d·d_a or dmin·d_a per super-block,
+// which a random row hides in the rounding bound.
+func TestC9_3_ZeroScales(t *testing.T) {
+	g := oracle.NewRand(931)
+	for _, dt := range []unit01.DType{unit01.Q4_K, unit01.Q5_K, unit01.Q6_K} {
+		for _, n := range []int{256, 1280} {
+			w := randomBlocks(g, dt, n)
+			bb := rowBytes(dt, 256)
+			for o := 0; o < len(w); o += bb {
+				if dt == unit01.Q6_K {
+					clear(w[o+192 : o+208]) // int8 scales
+				} else {
+					clear(w[o+4 : o+16]) // 6-bit scales and mins
+				}
+			}
+			checkDot(t, fmt.Sprintf("Dot(%v, %d elements) of super-blocks whose sub-block scales and mins are all 0", dt, n), dt, w, g.Normal(n, 0, 1))
+		}
+	}
+}
+
 // TestC9_3_AgainstFloats is the contract a model relies on: a dot product
 // of quantized weights with float activations, through VecDotType, is
 // within the activation quantization's error of the exact float64 dot

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -294,8 +297,14 @@ func TestC9_4_MulTShapes(t *testing.T) {
 // sentinel.
 func mulTCase(t *testing.T, g *oracle.Rand, m *QMatrix, wd []float64, T int, pools ...*unit03.Pool) {
 	t.Helper()
-	rows, cols := m.Rows, m.Cols
-	x := unit03.Mat{Rows: T, Cols: cols, Stride: cols + 5, Data: g.Normal(T*(cols+5), 0, 1)}
+	x := unit03.Mat{Rows: T, Cols: m.Cols, Stride: m.Cols + 5, Data: g.Normal(T*(m.Cols+5), 0, 1)}
+	mulTCaseOf(t, m, wd, x, pools...)
+}
+
+// mulTCaseOf is mulTCase with the activations x given.
+func mulTCaseOf(t *testing.T, m *QMatrix, wd []float64, x unit03.Mat, pools ...*unit03.Pool) {
+	t.Helper()
+	rows, cols, T := m.Rows, m.Cols, x.Rows
 	var want, bound []float64
 	blocks := float64(cols / m.Type.BlockSize())
 	for r := range T {
@@ -327,6 +336,68 @@ func mulTCase(t *testing.T, g *oracle.Rand, m *QMatrix, wd []float64, T int, poo
 	}
 }
 
+// TestC9_4_UnitActivations: activation blocks whose largest magnitude is
+// exactly 1, through MulT for the weight types whose activations are Q8_0.
+// The activation scale is then 1/127 and its inverse 127: a check of the
+// largest magnitude against anything but 0 before inverting it shows here,
+// and nowhere a random row goes.
+func TestC9_4_UnitActivations(t *testing.T) {
+	g := oracle.NewRand(944)
+	const rows, cols, T = 6, 128, 2
+	x := unit03.Mat{Rows: T, Cols: cols, Stride: cols, Data: g.Uniform(T*cols, -0.9, 0.9)}
+	for o := 0; o < T*cols; o += 32 {
+		x.Data[o+g.Intn(32)] = float32(1 - 2*g.Intn(2)) // ±1, the block's largest
+	}
+	for _, dt := range []unit01.DType{unit01.Q8_0, unit01.Q4_0, unit01.Q5_0} {
+		data := randomBlocks(g, dt, rows*cols)
+		m, err := NewQMatrix(dt, rows, cols, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mulTCaseOf(t, m, oracle.DequantRow(int(dt), data), x, nil)
+	}
+}
+
+// firstMulTEnv names, in a child process of this test binary, the weight
+// type and activation rows of the MulT that TestC9_4_FirstMulT runs there.
+const firstMulTEnv = "FORGE_UNIT09_FIRST_MULT"
+
+// TestC9_4_FirstMulT runs each weight type's first MulT of a process (3
+// activation rows, and 50 for F16 and BF16, whose prefill road starts at
+// 48), one thread, in a child process of this test binary: here earlier
+// products have left scratch buffers behind, and a buffer grown to a
+// wrong size still has room to spare when it is reused. It is new in an
+// engine's first prompt.
+func TestC9_4_FirstMulT(t *testing.T) {
+	if v := os.Getenv(firstMulTEnv); v != "" {
+		var dt, T int
+		if _, err := fmt.Sscanf(v, "%d,%d", &dt, &T); err != nil {
+			t.Fatalf("%s=%q: want a type and a row count", firstMulTEnv, v)
+		}
+		const rows, cols = 37, 512
+		data := randomBlocks(oracle.NewRand(96), unit01.DType(dt), rows*cols)
+		m, err := NewQMatrix(unit01.DType(dt), rows, cols, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mulTCase(t, oracle.NewRand(97), m, oracle.DequantRow(dt, data), T, nil)
+		return
+	}
+	for _, dt := range weightTypes {
+		counts := []int{3}
+		if dt == unit01.F16 || dt == unit01.BF16 {
+			counts = append(counts, 50)
+		}
+		for _, T := range counts {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestC9_4_FirstMulT$", "-test.count=1")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d", firstMulTEnv, int(dt), T))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("%v: the first MulT of a fresh process (37×512 weights, %d activation rows, one thread) failed (%v); the child's output:\n%s", dt, T, err, out)
+			}
+		}
+	}
+}
+
 // TestC9_4_RowChecks reads the first and the last row, and asks for rows
 // out of range and for a dst of the wrong length: each must panic
 // (unit00.Check). Data is given spare capacity past its last row, so a
@@ -352,8 +423,14 @@ func TestC9_4_RowChecks(t *testing.T) {
 		"Row with dst one element short": func() { m.Row(make([]float32, cols-1), 0) },
 		"Row with dst one block long":    func() { m.Row(make([]float32, cols+32), 0) },
 	} {
-		if _, panicked := oracle.Panics(f); !panicked {
+		v, panicked := oracle.Panics(f)
+		switch {
+		case !panicked:
 			t.Errorf("QMatrix (%d×%d).%s did not panic: a row index must be in [0, Rows) and dst must hold Cols elements", rows, cols, what)
+		case !strings.HasPrefix(fmt.Sprint(v), "check failed at "):
+			// An index out of range from further down means the
+			// arguments were never checked, and says nothing of which.
+			t.Errorf("QMatrix (%d×%d).%s panicked with %q, not through unit00.Check: check the row index and dst's length before using them", rows, cols, what, v)
 		}
 	}
 }
