@@ -375,6 +375,38 @@ func TestC9_2_Lengths(t *testing.T) {
 	}
 }
 
+// TestC9_2_DirtyDst quantizes the same rows into a zeroed dst and into
+// ones holding old bytes (all ones, and random): the bytes must agree. An
+// engine reuses its buffers, so every byte of a block must be written, or
+// cleared before bits are ORed into it.
+func TestC9_2_DirtyDst(t *testing.T) {
+	g := oracle.NewRand(925)
+	for _, dt := range allTypes {
+		n := 3 * dt.BlockSize()
+		x := g.Normal(n, 0, 1)
+		rb := rowBytes(dt, n)
+		want := make([]byte, rb)
+		if err := QuantizeRow(dt, want, x); err != nil {
+			t.Fatalf("QuantizeRow(%v): %v", dt, err)
+		}
+		ones, random := make([]byte, rb), make([]byte, rb)
+		for i := range rb {
+			ones[i], random[i] = 0xFF, byte(g.Intn(256))
+		}
+		for name, dst := range map[string][]byte{"all ones": ones, "random bytes": random} {
+			if err := QuantizeRow(dt, dst, x); err != nil {
+				t.Fatalf("QuantizeRow(%v) into a dst of %s: %v", dt, name, err)
+			}
+			for i := range rb {
+				if dst[i] != want[i] {
+					t.Errorf("QuantizeRow(%v, %d elements) into a dst holding %s: byte %d (block %d) is %#02x, into a zeroed dst %#02x: write every byte of a block, or clear it before ORing bits in", dt, n, name, i, i/(rb/3), dst[i], want[i])
+					break
+				}
+			}
+		}
+	}
+}
+
 // TestC9_2_SizeErrors gives every type a dst one byte short and one byte
 // long, and every block type a src that is not whole blocks: each is an
 // error wrapping unit00.ErrInvalid, and dst is left as it was.
