@@ -92,6 +92,9 @@ const firstProductEnv = "FORGE_UNIT03_FIRST_PRODUCT"
 // spare when it is reused, and runs past its end only when it is new, as
 // in an engine's first prompt.
 func TestC3_4_FirstProduct(t *testing.T) {
+	if oracle.RaceEnabled {
+		t.Skip("a child process per product is slow under the race detector, and the products' races are tested elsewhere")
+	}
 	if v := os.Getenv(firstProductEnv); v != "" {
 		k, err := strconv.Atoi(v)
 		if err != nil {

@@ -369,6 +369,9 @@ const firstMulTEnv = "FORGE_UNIT09_FIRST_MULT"
 // wrong size still has room to spare when it is reused. It is new in an
 // engine's first prompt.
 func TestC9_4_FirstMulT(t *testing.T) {
+	if oracle.RaceEnabled {
+		t.Skip("a child process per product is slow under the race detector, and the products' races are tested elsewhere")
+	}
 	if v := os.Getenv(firstMulTEnv); v != "" {
 		var dt, T int
 		if _, err := fmt.Sscanf(v, "%d,%d", &dt, &T); err != nil {
