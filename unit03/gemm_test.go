@@ -3,7 +3,6 @@ package unit03
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"testing"
 
@@ -107,10 +106,8 @@ func TestC3_4_FirstProduct(t *testing.T) {
 		return
 	}
 	for _, k := range Kernels() {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestC3_4_FirstProduct$", "-test.count=1")
-		cmd.Env = append(os.Environ(), firstProductEnv+"="+strconv.Itoa(int(k)))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("kernel %v: the first product of a fresh process (MatMul {13, 4100, 600}, one thread) failed (%v); the child's output:\n%s", k, err, out)
+		if out, ok := oracle.RunChild(t, "TestC3_4_FirstProduct", firstProductEnv+"="+strconv.Itoa(int(k))); !ok {
+			t.Errorf("kernel %v: the first product of a fresh process (MatMul {13, 4100, 600}, one thread) failed; the child's output:\n%s", k, out)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -392,10 +391,8 @@ func TestC9_4_FirstMulT(t *testing.T) {
 			counts = append(counts, 50)
 		}
 		for _, T := range counts {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestC9_4_FirstMulT$", "-test.count=1")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d", firstMulTEnv, int(dt), T))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("%v: the first MulT of a fresh process (37×512 weights, %d activation rows, one thread) failed (%v); the child's output:\n%s", dt, T, err, out)
+			if out, ok := oracle.RunChild(t, "TestC9_4_FirstMulT", fmt.Sprintf("%s=%d,%d", firstMulTEnv, int(dt), T)); !ok {
+				t.Errorf("%v: the first MulT of a fresh process (37×512 weights, %d activation rows, one thread) failed; the child's output:\n%s", dt, T, out)
 			}
 		}
 	}

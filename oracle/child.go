@@ -1,0 +1,32 @@
+package oracle
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// RunChild runs test, a top-level test of this test binary, in a child
+// process whose environment adds env ("NAME=value" entries), and returns
+// its output and whether it passed. A test uses it to start from a fresh
+// process: no package state (a reused buffer, a filled free list) left by
+// the tests before it. Where the binary cannot start a copy of itself (an
+// emulator such as qemu-user with no binfmt registration runs it), t is
+// skipped with the reason, so a missing feature of the machine never reads
+// as a wrong answer.
+func RunChild(t testing.TB, test string, env ...string) (out []byte, passed bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return out, true
+	case errors.As(err, &exit):
+		return out, false
+	}
+	t.Skipf("cannot run %s in a child process of this test binary here (%v): skipped", test, err)
+	return nil, false
+}
