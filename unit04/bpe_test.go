@@ -166,6 +166,7 @@ func TestC4_3_ToyVocabularies(t *testing.T) {
 		{"a merge list ranks, not the token ids: b c (rank 0) before a b", gpt2([]string{"b c", "a b"}, "ab", "bc"), "abc", EncodeOptions{}, []int{'a', 257}},
 		{"empty text", gpt2([]string{"a b"}, "ab"), "", EncodeOptions{}, nil},
 		{"a merge whose result is not a token: its parts stay", gpt2([]string{"a b"}), "ab ab", EncodeOptions{}, bytesOf("ab ab")},
+		{"tokens written with a plain space (a b, aa b) are no merge's result: merge a b gives a+b, ab (256)", gpt2([]string{"a b"}, "ab", "a b", "aa b"), "ab", EncodeOptions{}, []int{256}},
 		{"a byte without a token is left out, the rest merges", withoutZ, "zab", EncodeOptions{}, []int{256}},
 		{"a merged symbol that is no token comes out as the tokens of its characters (ab c merges, abc is no token)", withoutZ, "abcz", EncodeOptions{}, bytesOf("abc")},
 		{"the same word without the missing byte", withoutZ, "abc", EncodeOptions{}, bytesOf("abc")},

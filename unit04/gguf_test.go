@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,8 +41,10 @@ func TestC4_6_LoadVocab(t *testing.T) {
 			}
 		}
 	}
-	if _, err := LoadVocab("testdata/no-such-file.gguf"); err == nil {
-		t.Error("LoadVocab of a missing file returned no error")
+	// A missing file is the error os.Open gives: it names the path and is
+	// fs.ErrNotExist, so a caller can tell "no such model" from a bad one.
+	if _, err := LoadVocab("testdata/no-such-file.gguf"); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(fmt.Sprint(err), "testdata/no-such-file.gguf") {
+		t.Errorf("LoadVocab of a missing file: error %v; want one naming the path and wrapping fs.ErrNotExist", err)
 	}
 }
 
@@ -113,6 +117,9 @@ func TestC4_6_Malformed(t *testing.T) {
 		{"array of UINT32 one element longer than the file", append(header(1).str("k").u32(9).u32(4).u64(2).Bytes(), 1, 2, 3, 4, 5, 6, 7), unit00.ErrInvalid, true, 41},
 		{"array of strings longer than the file (8 bytes per length at least)", header(1).str("k").u32(9).u32(8).u64(2).str("1234567").Bytes(), unit00.ErrInvalid, true, 41},
 		{"kv count beyond the file (12 bytes per entry at least)", append(header(2).str("k").u32(0).u8(1).Bytes(), make([]byte, 9)...), unit00.ErrInvalid, true, 16},
+		// Exactly 12 bytes per entry left: the count fits, and the error is
+		// the second entry's type, cut after its first byte.
+		{"kv count of exactly 12 bytes per entry left", append(header(2).str("k").u32(0).u8(1).str("x").Bytes(), 0), unit00.ErrTruncated, true, 47},
 		{"tokens of the wrong type", header(1).str("tokenizer.ggml.tokens").u32(9).u32(5).u64(1).u32(0).Bytes(), unit00.ErrInvalid, true, 24},
 		{"merges of the wrong type", header(1).str("tokenizer.ggml.merges").u32(8).str("a b").Bytes(), unit00.ErrInvalid, true, 24},
 		{"scores of the wrong type", header(1).str("tokenizer.ggml.scores").u32(9).u32(5).u64(1).u32(0).Bytes(), unit00.ErrInvalid, true, 24},
@@ -287,33 +294,43 @@ func TestC4_6_ValueTypes(t *testing.T) {
 	if diff := cmp.Diff(want, *got); diff != "" {
 		t.Errorf("ReadVocab of a file with a value of every type (-want +got):\n%s", diff)
 	}
-	// Every integer type may hold a token id; a negative one or one past
-	// int32 is not an id.
+	// Every integer type may hold a token id, 0 included; a negative one or
+	// one past int32 is not an id.
 	for _, c := range []struct {
 		name string
 		typ  uint32
 		val  []byte
-		ok   bool
+		want int // the id; -1: not an id, ErrInvalid at the entry
 	}{
-		{"UINT8 1", 0, []byte{1}, true}, {"INT8 1", 1, []byte{1}, true},
-		{"UINT16 1", 2, []byte{1, 0}, true}, {"INT16 1", 3, []byte{1, 0}, true},
-		{"UINT32 1", 4, []byte{1, 0, 0, 0}, true}, {"INT32 1", 5, []byte{1, 0, 0, 0}, true},
-		{"UINT64 1", 10, []byte{1, 0, 0, 0, 0, 0, 0, 0}, true}, {"INT64 1", 11, []byte{1, 0, 0, 0, 0, 0, 0, 0}, true},
-		{"INT8 -1", 1, []byte{0xFF}, false}, {"INT16 -1", 3, []byte{0xFF, 0xFF}, false},
-		{"INT32 -1", 5, []byte{0xFF, 0xFF, 0xFF, 0xFF}, false},
-		{"INT64 -1", 11, bytes.Repeat([]byte{0xFF}, 8), false},
-		{"UINT64 2^32+1", 10, []byte{1, 0, 0, 0, 1, 0, 0, 0}, false},
-		{"INT64 2^32+1", 11, []byte{1, 0, 0, 0, 1, 0, 0, 0}, false},
-		{"FLOAT32 1", 6, []byte{0, 0, 0x80, 0x3F}, false},
-		{"BOOL true", 7, []byte{1}, false},
+		{"UINT8 1", 0, []byte{1}, 1}, {"INT8 1", 1, []byte{1}, 1},
+		{"UINT16 1", 2, []byte{1, 0}, 1}, {"INT16 1", 3, []byte{1, 0}, 1},
+		{"UINT32 1", 4, []byte{1, 0, 0, 0}, 1}, {"INT32 1", 5, []byte{1, 0, 0, 0}, 1},
+		{"UINT64 1", 10, []byte{1, 0, 0, 0, 0, 0, 0, 0}, 1}, {"INT64 1", 11, []byte{1, 0, 0, 0, 0, 0, 0, 0}, 1},
+		{"UINT8 0", 0, []byte{0}, 0}, {"INT8 0", 1, []byte{0}, 0},
+		{"UINT16 0", 2, []byte{0, 0}, 0}, {"INT16 0", 3, []byte{0, 0}, 0},
+		{"UINT32 0", 4, make([]byte, 4), 0}, {"INT32 0", 5, make([]byte, 4), 0},
+		{"UINT64 0", 10, make([]byte, 8), 0}, {"INT64 0", 11, make([]byte, 8), 0},
+		{"INT8 -1", 1, []byte{0xFF}, -1}, {"INT16 -1", 3, []byte{0xFF, 0xFF}, -1},
+		{"INT32 -1", 5, []byte{0xFF, 0xFF, 0xFF, 0xFF}, -1},
+		{"INT64 -1", 11, bytes.Repeat([]byte{0xFF}, 8), -1},
+		{"INT8 -128", 1, []byte{0x80}, -1}, {"INT16 -32768", 3, []byte{0, 0x80}, -1},
+		{"INT32 -2^31", 5, []byte{0, 0, 0, 0x80}, -1},
+		{"INT64 -2^63", 11, []byte{0, 0, 0, 0, 0, 0, 0, 0x80}, -1},
+		{"UINT64 2^31 (one past int32)", 10, []byte{0, 0, 0, 0x80, 0, 0, 0, 0}, -1},
+		{"INT64 2^31 (one past int32)", 11, []byte{0, 0, 0, 0x80, 0, 0, 0, 0}, -1},
+		{"UINT64 2^32+1", 10, []byte{1, 0, 0, 0, 1, 0, 0, 0}, -1},
+		{"INT64 2^32+1", 11, []byte{1, 0, 0, 0, 1, 0, 0, 0}, -1},
+		{"UINT64 2^64-1 (-1 as int64)", 10, bytes.Repeat([]byte{0xFF}, 8), -1},
+		{"FLOAT32 1", 6, []byte{0, 0, 0x80, 0x3F}, -1},
+		{"BOOL true", 7, []byte{1}, -1},
 	} {
 		g := header(3).twoTokens("gpt2")
 		at := int64(g.Len())
 		g.kv("tokenizer.ggml.eos_token_id", c.typ).Write(c.val)
 		v, err := ReadVocab(bytes.NewReader(g.Bytes()), int64(g.Len()), "ids.gguf")
-		if c.ok {
-			if err != nil || v.EOS != 1 {
-				t.Errorf("eos_token_id as %s: ReadVocab gives EOS %v, error %v; want 1 and no error (any integer type may hold an id)", c.name, eosOf(v), err)
+		if c.want >= 0 {
+			if err != nil || v.EOS != c.want {
+				t.Errorf("eos_token_id as %s: ReadVocab gives EOS %v, error %v; want %d and no error (any integer type may hold an id)", c.name, eosOf(v), err, c.want)
 			}
 			continue
 		}
