@@ -121,6 +121,7 @@ func TestC11_3_Stops(t *testing.T) {
 	}{
 		{"a stop token", prompt, Options{StopTokens: []int{299, greedy[stopAt]}}, greedy[:stopAt], StopEOS},
 		{"max tokens", prompt, Options{MaxTokens: 3}, greedy[:3], StopLength},
+		{"max tokens 1", prompt, Options{MaxTokens: 1}, greedy[:1], StopLength}, // 1 is a limit, not "no limit" (≤ 0 is)
 		{"OnToken says stop", prompt, Options{OnToken: func(int) bool { calls++; return calls < 4 }}, greedy[:4], StopRequested},
 		// 60 prompt tokens in a context of 64: four more are processed, and
 		// a fifth is sampled from the last position's logits.

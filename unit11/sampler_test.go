@@ -3,6 +3,7 @@ package unit11
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -139,6 +140,28 @@ func chainConfigs() map[string]Params {
 	}
 }
 
+// edgeConfigs are the ends of the ranges that chainConfigs does not reach,
+// for TestC11_1_Candidates alone (the boss's chi-squared test runs
+// chainConfigs, each at its own small risk of a false alarm).
+func edgeConfigs() map[string]Params {
+	plain := Params{Temperature: 1, RepeatPenalty: 1, TopP: 1, PenaltyLastN: 64}
+	with := func(edit func(*Params)) Params {
+		p := plain
+		edit(&p)
+		return p
+	}
+	return map[string]Params{
+		// Min-p 1 keeps the tokens whose logit equals the best's (a tie
+		// keeps them all): the floor is the best logit itself, and reaching
+		// it is enough.
+		"min-p-1": with(func(p *Params) { p.MinP = 1 }),
+		// A penalty of exactly 1 is on: only a repeat penalty of 1 and
+		// frequency and presence penalties of 0 are neutral.
+		"frequency-1": with(func(p *Params) { p.FrequencyPenalty = 1 }),
+		"presence-1":  with(func(p *Params) { p.PresencePenalty = 1 }),
+	}
+}
+
 // testHistory is a history with repeats, that includes the peaked set's
 // two favourites (7 and n−2) and the first tokens.
 func testHistory(n int) []int {
@@ -163,7 +186,9 @@ func TestC11_1_Candidates(t *testing.T) {
 }
 
 func candidatesWith(t *testing.T, n int, hist []int) {
-	for cname, p := range chainConfigs() {
+	configs := chainConfigs()
+	maps.Copy(configs, edgeConfigs())
+	for cname, p := range configs {
 		s, err := NewSampler(n, p)
 		if err != nil {
 			t.Fatalf("%s: NewSampler: %v", cname, err)
@@ -281,6 +306,7 @@ func TestC11_1_BadLogits(t *testing.T) {
 		{"every token masked", masked, nil, "finite"},
 		{"a history token past the vocabulary", good, []int{1, n}, fmt.Sprint(n)},
 		{"a negative history token", good, []int{-3}, "-3"},
+		{"history token -1", good, []int{4, -1}, "-1"}, // the first id below the vocabulary
 	}
 	for _, c := range cases {
 		if _, err := s.Candidates(c.logits, c.history); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), c.says) {

@@ -269,6 +269,20 @@ func TestC11_2_AllMasked(t *testing.T) {
 	}
 }
 
+// TestC11_2_TopKInfinities: only −Inf (a masked token) is left out. +Inf
+// and ±MaxFloat32 are logits like any other: +Inf ranks first (two of
+// them: the lower id first), −MaxFloat32 last among the kept.
+func TestC11_2_TopKInfinities(t *testing.T) {
+	inf := float32(math.Inf(1))
+	logits := []float32{-inf, math.MaxFloat32, inf, -math.MaxFloat32, 0, inf, -inf}
+	want := []int{2, 5, 1, 4, 3} // by hand: +Inf (2, 5), MaxFloat32, 0, −MaxFloat32
+	for _, k := range []int{1, 2, 3, 5, 7} {
+		if msg := sameIDs(TopK(make([]Candidate, 0, 8), logits, k), want[:min(k, len(want))], logits); msg != "" {
+			t.Errorf("TopK(k=%d) of %v: %s; leave out −Inf alone: +Inf is the best logit there is, not a masked token", k, logits, msg)
+		}
+	}
+}
+
 // TestC11_2_RandomSmall: thousands of small random vocabularies (1 to 40
 // tokens, logits drawn from a few integers so ties abound, some masked),
 // every k and several p, against the full sort. A heap that is slightly

@@ -111,6 +111,45 @@ func TestC11_4_StopStrings(t *testing.T) {
 	}
 }
 
+// TestC11_4_StopBeforeAPartialCharacter: a token can end a stop string and
+// begin a character in the same bytes (GPT-2's " \xe2\x80" is a space and
+// the first two bytes of "“" or "—"). The stream stops at the stop string;
+// the unfinished character after it is part of what is dropped, so Flush
+// after the stop returns nothing, not those two bytes.
+func TestC11_4_StopBeforeAPartialCharacter(t *testing.T) {
+	tok := gpt2(t)
+	ids := byteTokens(t, tok)
+	spaceQuote := -1 // the token of the bytes " \xe2\x80"
+	for id := range tok.VocabSize() {
+		if string(tok.TokenBytes(id)) == " \xe2\x80" {
+			spaceQuote = id
+			break
+		}
+	}
+	if spaceQuote < 0 {
+		t.Fatal(`the GPT-2 vocabulary has no token " \xe2\x80"`)
+	}
+	ts := NewTextStream(tok, nil, []string{"said "})
+	var shown strings.Builder
+	stopped := false
+	for _, b := range []byte("He said") {
+		piece, stop := ts.Push(ids[b])
+		shown.WriteString(piece)
+		stopped = stopped || stop
+	}
+	piece, stop := ts.Push(spaceQuote)
+	shown.WriteString(piece)
+	if stopped || !stop || shown.String() != "He " {
+		t.Fatalf(`"He said" then " \xe2\x80" with the stop string "said ": shown %q, stopped early %v, stopped at the last token %v; want "He ", false, true`, shown.String(), stopped, stop)
+	}
+	if more := ts.Flush(); more != "" {
+		t.Fatalf(`Flush after the stop string "said " returned %q; want nothing: the unfinished character after a stop string is dropped with it, and a stopped stream has nothing left`, more)
+	}
+	if more := ts.Flush(); more != "" {
+		t.Fatalf("a second Flush after the stop returned %q; want nothing", more)
+	}
+}
+
 // continuation is the text generated tokens add after the prompt's.
 func continuation(tok *unit04.Tokenizer, prompt, gen []int) string {
 	return strings.TrimPrefix(tok.Decode(append(append([]int(nil), prompt...), gen...)), tok.Decode(prompt))

@@ -140,12 +140,12 @@ func (s *Sampler) shortlist(l []float32) []Candidate {
 		return Nucleus(s.cands, l, s.probs, p.TopP)
 	}
 	c := s.cands[:0]
-	floor := float32(math.Inf(-1))
-	if p.MinP > 0 {
-		floor = slices.Max(l) + float32(math.Log(p.MinP))
+	floor := math.Inf(-1)
+	if p.MinP > 0 { // in float64, as minP: a float32 floor can round above it
+		floor = float64(slices.Max(l)) + math.Log(p.MinP)
 	}
 	for i, v := range l {
-		if v >= floor && !math.IsInf(float64(v), -1) {
+		if float64(v) >= floor && !math.IsInf(float64(v), -1) {
 			c = append(c, Candidate{ID: i, Logit: v})
 		}
 	}
