@@ -38,6 +38,25 @@ func TestC5_4_FeedForward(t *testing.T) {
 			}
 		}
 	}
+	// Buffers whose rows are not x's, one at a time: FeedForward's own
+	// check must refuse each, before a product gets them.
+	c := configs[0].c
+	w, _ := testWeights(c, 59)
+	const T = 4
+	x := unit03.NewMat(T, c.Dim)
+	for _, bad := range []struct {
+		what          string
+		out, gate, up unit03.Mat
+	}{
+		{"gate of 3 rows", unit03.NewMat(T, c.Dim), unit03.NewMat(T-1, c.FFN), unit03.NewMat(T, c.FFN)},
+		{"gate of 5 rows", unit03.NewMat(T, c.Dim), unit03.NewMat(T+1, c.FFN), unit03.NewMat(T, c.FFN)},
+		{"up of 3 rows", unit03.NewMat(T, c.Dim), unit03.NewMat(T, c.FFN), unit03.NewMat(T-1, c.FFN)},
+		{"up of 5 rows", unit03.NewMat(T, c.Dim), unit03.NewMat(T, c.FFN), unit03.NewMat(T+1, c.FFN)},
+		{"out of 3 rows", unit03.NewMat(T-1, c.Dim), unit03.NewMat(T, c.FFN), unit03.NewMat(T, c.FFN)},
+		{"out of 5 rows", unit03.NewMat(T+1, c.Dim), unit03.NewMat(T, c.FFN), unit03.NewMat(T, c.FFN)},
+	} {
+		mustPanicIn(t, "FeedForward of x of 4 rows with "+bad.what, "FeedForward", func() { FeedForward(nil, bad.out, x, &w.Layers[0], bad.gate, bad.up) })
+	}
 }
 
 // ffnTol: two float32 products of length Dim and one of length FFN, with a

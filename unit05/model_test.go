@@ -176,10 +176,10 @@ func TestC5_5_Logits(t *testing.T) {
 				t.Fatalf("%s: x[%d][%d] changed from %v to %v: normalise into scratch, x is the caller's", what, j/c.Dim, j%c.Dim, before[j], v)
 			}
 		}
-		mustPanic(t, "Logits of 5 rows into 4", func() { m.Logits(unit03.NewMat(T-1, c.Vocab), x) })
-		mustPanic(t, "Logits of 5 rows into 6", func() { m.Logits(unit03.NewMat(T+1, c.Vocab), x) })
-		mustPanic(t, "Logits into rows one short of Vocab", func() { m.Logits(unit03.NewMat(T, c.Vocab-1), x) })
-		mustPanic(t, "Logits of an x one narrower than Dim", func() { m.Logits(logits, x.Block(0, T, 0, c.Dim-1)) })
+		mustPanicIn(t, "Logits of 5 rows into 4", "Logits", func() { m.Logits(unit03.NewMat(T-1, c.Vocab), x) })
+		mustPanicIn(t, "Logits of 5 rows into 6", "Logits", func() { m.Logits(unit03.NewMat(T+1, c.Vocab), x) })
+		mustPanicIn(t, "Logits into rows one short of Vocab", "Logits", func() { m.Logits(unit03.NewMat(T, c.Vocab-1), x) })
+		mustPanicIn(t, "Logits of an x one narrower than Dim", "Logits", func() { m.Logits(logits, x.Block(0, T, 0, c.Dim-1)) })
 	}
 }
 
