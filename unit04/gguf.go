@@ -4,7 +4,9 @@ import (
 	"io"
 )
 
-// LoadVocab reads the tokenizer metadata of the GGUF file at path.
+// LoadVocab reads the tokenizer metadata of the GGUF file at path. An
+// error opening the file is returned wrapped, naming the path, so that
+// errors.Is finds its cause (fs.ErrNotExist for a missing file).
 func LoadVocab(path string) (*Vocab, error) {
 	panic("TODO(4.6): write LoadVocab, see docs/unit04.md")
 }

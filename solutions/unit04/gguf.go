@@ -28,7 +28,9 @@ const (
 	ggufFloat64 = 12
 )
 
-// LoadVocab reads the tokenizer metadata of the GGUF file at path.
+// LoadVocab reads the tokenizer metadata of the GGUF file at path. An
+// error opening the file is returned wrapped, naming the path, so that
+// errors.Is finds its cause (fs.ErrNotExist for a missing file).
 func LoadVocab(path string) (*Vocab, error) {
 	f, err := os.Open(path)
 	if err != nil {
