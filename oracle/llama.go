@@ -33,6 +33,9 @@ type LlamaLayer struct {
 	FFNNorm    []float64 // Dim
 	Wgate, Wup []float64 // FFN × Dim
 	Wdown      []float64 // Dim × FFN
+	// MoE, when not nil, replaces the SwiGLU feed-forward (Wgate, Wup and
+	// Wdown are then nil): a mixture-of-experts layer.
+	MoE *MoELayer
 }
 
 // LlamaWeights holds a whole model's weights.
@@ -152,6 +155,10 @@ func LlamaForward(c LlamaConfig, w *LlamaWeights, tokens []int) [][]float64 {
 		// Feed-forward sub-block: SwiGLU, added to the residual.
 		for t := range h {
 			x := RMSNorm(h[t], l.FFNNorm, c.RMSEps)
+			if l.MoE != nil {
+				addTo(h[t], MoE(l.MoE, x))
+				continue
+			}
 			gate := linear(l.Wgate, nil, x, c.FFN)
 			up := linear(l.Wup, nil, x, c.FFN)
 			act := make([]float64, c.FFN)
@@ -245,6 +252,10 @@ func checkLlama(c LlamaConfig, w *LlamaWeights) {
 		mustLenOrNil(name("Bv"), l.Bv, kvDim)
 		mustLen(name("Wo"), l.Wo, c.Dim*qDim)
 		mustLen(name("FFNNorm"), l.FFNNorm, c.Dim)
+		if l.MoE != nil {
+			checkMoE(l.MoE, c.Dim)
+			continue
+		}
 		mustLen(name("Wgate"), l.Wgate, c.FFN*c.Dim)
 		mustLen(name("Wup"), l.Wup, c.FFN*c.Dim)
 		mustLen(name("Wdown"), l.Wdown, c.Dim*c.FFN)
