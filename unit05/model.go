@@ -44,6 +44,7 @@ func (m *Model) Forward(logits unit03.Mat, tokens []int) error {
 //	x += Wo · Attention(RoPE(Wq·n), RoPE(Wk·n), Wv·n),  n = RMSNorm(x)·AttnNorm
 //	x += FeedForward(RMSNorm(x)·FFNNorm)
 //
+// where a layer with an MoE block runs it in place of FeedForward.
 // It panics (unit00.Check) on shapes that do not fit.
 func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	panic("TODO(5.5): write Model.Block, see docs/unit05.md")

@@ -19,8 +19,9 @@ func RandomWeights(c Config, seed uint64) (*Weights, error) {
 }
 
 // Check verifies that w fits c: every matrix present with the shape c
-// implies, every norm and bias of the right length, biases present exactly
-// when c.QKVBias, and Output the same Matrix as Embed exactly when
+// implies (a layer with an MoE block has no Gate, Up or Down, and its
+// block is Dim wide), every norm and bias of the right length, biases
+// present exactly when c.QKVBias, and Output the same Matrix as Embed exactly when
 // c.TiedEmbeddings. The error names the tensor as GGUF does
 // (blk.3.attn_k) and wraps unit00.ErrInvalid.
 func (w *Weights) Check(c Config) error {

@@ -45,6 +45,18 @@ func (d *Dense) MulT(p *unit03.Pool, y, x unit03.Mat) {
 // Row copies row i of W into dst.
 func (d *Dense) Row(dst []float32, i int) { copy(dst, d.W.Row(i)) }
 
+// FFN is a feed-forward block that a layer runs in place of its dense
+// Gate, Up and Down: unit06's mixture of experts is one. Like a Model, an
+// FFN may keep scratch memory of its own, so it is not safe for concurrent
+// use.
+type FFN interface {
+	// Width is the width of the rows it reads and writes: the model's Dim.
+	Width() int
+	// FeedForward sets out to the block applied to x, row by row; x and
+	// out are T × Width(). p may be nil (one thread).
+	FeedForward(p *unit03.Pool, out, x unit03.Mat)
+}
+
 // Layer is one transformer block's weights, named after their GGUF
 // tensors (blk.N.attn_q.weight, …).
 type Layer struct {
@@ -57,6 +69,10 @@ type Layer struct {
 	FFNNorm  []float32 // Dim: ffn_norm
 	Gate, Up Matrix    // FFN × Dim: ffn_gate, ffn_up
 	Down     Matrix    // Dim × FFN: ffn_down
+	// MoE, when not nil, is the layer's feed-forward block instead of
+	// Gate, Up and Down, which are then nil: a mixture of experts
+	// (unit06), whose weights are blk.N.ffn_*_exps.
+	MoE FFN
 }
 
 // Weights are a whole model's parameters.

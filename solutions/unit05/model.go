@@ -123,6 +123,7 @@ func (m *Model) Forward(logits unit03.Mat, tokens []int) error {
 //	x += Wo · Attention(RoPE(Wq·n), RoPE(Wk·n), Wv·n),  n = RMSNorm(x)·AttnNorm
 //	x += FeedForward(RMSNorm(x)·FFNNorm)
 //
+// where a layer with an MoE block runs it in place of FeedForward.
 // It panics (unit00.Check) on shapes that do not fit.
 func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	c := m.Config
@@ -173,7 +174,11 @@ func (m *Model) block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	// Feed-forward: normalise, SwiGLU, add.
 	normRows(n, x, w.FFNNorm, c.RMSEps)
 	out := m.scratch(T, c.Dim)
-	FeedForward(m.Pool, out, n, w, m.scratch(T, c.FFN), m.scratch(T, c.FFN))
+	if w.MoE != nil {
+		w.MoE.FeedForward(m.Pool, out, n)
+	} else {
+		FeedForward(m.Pool, out, n, w, m.scratch(T, c.FFN), m.scratch(T, c.FFN))
+	}
 	addRows(x, out)
 }
 

@@ -69,13 +69,25 @@ func RandomWeights(c Config, seed uint64) (*Weights, error) {
 }
 
 // Check verifies that w fits c: every matrix present with the shape c
-// implies, every norm and bias of the right length, biases present exactly
-// when c.QKVBias, and Output the same Matrix as Embed exactly when
+// implies (a layer with an MoE block has no Gate, Up or Down, and its
+// block is Dim wide), every norm and bias of the right length, biases
+// present exactly when c.QKVBias, and Output the same Matrix as Embed exactly when
 // c.TiedEmbeddings. The error names the tensor as GGUF does
 // (blk.3.attn_k) and wraps unit00.ErrInvalid.
 func (w *Weights) Check(c Config) error {
 	bad := func(name, format string, args ...any) error {
 		return fmt.Errorf("weights: %s: %s: %w", name, fmt.Sprintf(format, args...), unit00.ErrInvalid)
+	}
+	// sparse checks a mixture-of-experts layer (prefix p): its block is
+	// d wide, and it has no dense feed-forward beside it.
+	sparse := func(p string, l *Layer, d int) error {
+		if w := l.MoE.Width(); w != d {
+			return bad(p+"ffn_gate_inp", "the mixture of experts is %d wide, want %d", w, d)
+		}
+		if l.Gate != nil || l.Up != nil || l.Down != nil {
+			return bad(p+"ffn_gate", "a mixture-of-experts layer has a dense ffn_gate, ffn_up or ffn_down too")
+		}
+		return nil
 	}
 	matrix := func(name string, m Matrix, out, in int) error {
 		if m == nil {
@@ -113,6 +125,12 @@ func (w *Weights) Check(c Config) error {
 			vector(p+"attn_v.bias", l.Bv, bias*kv),
 			matrix(p+"attn_output", l.Wo, d, q),
 			vector(p+"ffn_norm", l.FFNNorm, d),
+		)
+		if l.MoE != nil {
+			errs = append(errs, sparse(p, l, d))
+			continue
+		}
+		errs = append(errs,
 			matrix(p+"ffn_gate", l.Gate, c.FFN, d),
 			matrix(p+"ffn_up", l.Up, c.FFN, d),
 			matrix(p+"ffn_down", l.Down, d, c.FFN),
