@@ -9,7 +9,7 @@ import (
 // llama.cpp's build_moe_ffn computes it for the architectures Forge runs:
 // the router's logits, a softmax over every expert, the k most probable
 // experts (a tie goes to the lower index), their probabilities as weights
-// (renormalised to sum to 1 for Mixtral and Qwen3-MoE, as they are for
+// (renormalised to sum to 1 for Mixtral and Qwen3-MoE, used unchanged for
 // Qwen2-MoE and OLMoE), each chosen expert's SwiGLU FFN times its weight,
 // plus an optional shared expert gated by a sigmoid (Qwen2-MoE).
 //
