@@ -7,6 +7,7 @@ import (
 	"github.com/llmforge/forge/unit01"
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit06"
 )
 
 // This file is given: the models of challenge 10.5, which llama.cpp and
@@ -48,6 +49,40 @@ func ConformanceSpecs(vocabDir string) ([]ModelSpec, error) {
 			Matrix: unit01.Q4_K, Embed: unit01.Q6_K, LogitScale: 8, Seed: 4},
 		{Name: "forge-qwen2-spm-f16", Arch: "qwen2", Config: shape(64, 2, 4, 1, 128, false), Vocab: spm,
 			Matrix: unit01.F16, Embed: unit01.F16, Output: unit01.F16, LogitScale: 8, Seed: 5},
+	}, nil
+}
+
+// ConformanceMoESpecs returns the mixture-of-experts conformance models of
+// challenge 10.6: Mixtral's layout (GGUF llama with experts: softmax over
+// the experts, top-2, renormalised) in F32, Q8_0 and Q4_0, and
+// Qwen2-MoE's (qwen2moe: top-k without renormalisation and a shared
+// expert behind a sigmoid gate; llama.cpp requires its output.weight) in
+// Q8_0, with both vocabularies.
+func ConformanceMoESpecs(vocabDir string) ([]ModelSpec, error) {
+	spm, err := vocabFile(filepath.Join(vocabDir, "ggml-vocab-phi-3.gguf"))
+	if err != nil {
+		return nil, err
+	}
+	bpe, err := vocabFile(filepath.Join(vocabDir, "ggml-vocab-gpt-2.gguf"))
+	if err != nil {
+		return nil, err
+	}
+	shape := func(dim, layers, heads, kvHeads, ffn int, tied bool) unit05.Config {
+		return unit05.Config{Dim: dim, Layers: layers, Heads: heads, KVHeads: kvHeads, HeadDim: dim / heads, FFN: ffn,
+			MaxSeq: 128, RopeBase: 1e6, RMSEps: 1e-5, TiedEmbeddings: tied}
+	}
+	mixtral := func(experts, ffn int) unit06.Config {
+		return unit06.Config{Experts: experts, Used: 2, FFN: ffn, Renormalize: true}
+	}
+	return []ModelSpec{
+		{Name: "forge-mixtral-spm-f32", Arch: "llama", Config: shape(64, 2, 4, 2, 128, false), Experts: mixtral(4, 128), Vocab: spm,
+			Matrix: unit01.F32, Embed: unit01.F32, Output: unit01.F32, LogitScale: 8, Seed: 21},
+		{Name: "forge-mixtral-gpt2-q8_0", Arch: "llama", Config: shape(128, 2, 4, 4, 256, false), Experts: mixtral(8, 256), Vocab: bpe,
+			Matrix: unit01.Q8_0, Embed: unit01.F16, Output: unit01.Q8_0, LogitScale: 8, Seed: 22},
+		{Name: "forge-mixtral-spm-q4_0", Arch: "llama", Config: shape(256, 2, 8, 2, 512, false), Experts: mixtral(8, 512), Vocab: spm,
+			Matrix: unit01.Q4_0, Embed: unit01.Q4_0, Output: unit01.Q6_K, LogitScale: 8, Seed: 23},
+		{Name: "forge-qwen2moe-gpt2-q8_0", Arch: "qwen2moe", Config: shape(128, 2, 4, 2, 256, false), Vocab: bpe,
+			Experts: unit06.Config{Experts: 8, Used: 2, FFN: 64, SharedFFN: 256}, Matrix: unit01.Q8_0, Embed: unit01.Q8_0, Output: unit01.Q8_0, LogitScale: 8, Seed: 24},
 	}, nil
 }
 

@@ -25,13 +25,7 @@ import (
 // llamaCppRecord is what ci/ggufref/record.mjs wrote for each model.
 type llamaCppRecord struct {
 	Prompt string
-	Models []struct {
-		File      string
-		SHA256    string         `json:"sha256"`
-		PromptIDs []int          `json:"prompt_ids"`
-		Greedy    []int          `json:"greedy"`
-		Top10     [][][2]float64 `json:"top10"`
-	}
+	Models []llamaCppModel
 	// Long: the long-context models (ConformanceLongSpecs), teacher-forced
 	// on Tokens, with llama.cpp's top 10 after each of Positions.
 	Long []struct {
@@ -41,6 +35,16 @@ type llamaCppRecord struct {
 		Positions []int          `json:"positions"`
 		Top10     [][][2]float64 `json:"top10"`
 	}
+}
+
+// llamaCppModel is one model's recording: the prompt's ids, the greedy
+// tokens, and the top 10 before each of them.
+type llamaCppModel struct {
+	File      string
+	SHA256    string         `json:"sha256"`
+	PromptIDs []int          `json:"prompt_ids"`
+	Greedy    []int          `json:"greedy"`
+	Top10     [][][2]float64 `json:"top10"`
 }
 
 // conformanceTol bounds the difference of a logit between llama.cpp and
@@ -200,6 +204,30 @@ func TestC10_5_GreedyTies(t *testing.T) {
 // quantized activations) at every step. Then the long-context models, the
 // same comparison over 640 positions (see testLong).
 func TestC10_5_LlamaCpp(t *testing.T) {
+	rec := readRecord(t)
+	specs, err := ConformanceSpecs(filepath.Join("..", "unit04", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conform(t, rec, specs)
+	testLong(t, rec)
+}
+
+// TestC10_6_LlamaCpp is TestC10_5_LlamaCpp for the mixtures of experts
+// (ConformanceMoESpecs): the same prompt, the same 32 greedy tokens, the
+// same top 10 within the same tolerances.
+func TestC10_6_LlamaCpp(t *testing.T) {
+	rec := readRecord(t)
+	specs, err := ConformanceMoESpecs(filepath.Join("..", "unit04", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conform(t, rec, specs)
+}
+
+// readRecord reads llama.cpp's recorded answers.
+func readRecord(t *testing.T) *llamaCppRecord {
+	t.Helper()
 	var rec llamaCppRecord
 	data, err := os.ReadFile(filepath.Join("testdata", "llamacpp-models.json"))
 	if err != nil {
@@ -208,19 +236,25 @@ func TestC10_5_LlamaCpp(t *testing.T) {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}
-	specs, err := ConformanceSpecs(filepath.Join("..", "unit04", "testdata"))
-	if err != nil {
-		t.Fatal(err)
+	if rec.Prompt != ConformancePrompt {
+		t.Fatalf("testdata/llamacpp-models.json records the prompt %q; the prompt is %q: record again (ci/ggufref)", rec.Prompt, ConformancePrompt)
 	}
-	if len(rec.Models) != len(specs) || rec.Prompt != ConformancePrompt {
-		t.Fatalf("testdata/llamacpp-models.json records %d models for prompt %q; ConformanceSpecs has %d and the prompt is %q: record again (ci/ggufref)", len(rec.Models), rec.Prompt, len(specs), ConformancePrompt)
-	}
+	return &rec
+}
+
+// conform runs each of specs through Forge against its recording: the
+// prompt's ids, the top 10 at every teacher-forced step, the greedy
+// tokens up to the first step whose top token the two rank differently.
+func conform(t *testing.T, rec *llamaCppRecord, specs []ModelSpec) {
 	for _, spec := range specs {
-		r := rec.Models[0]
-		for _, m := range rec.Models {
-			if m.File == spec.Name+".gguf" {
-				r = m
+		var r *llamaCppModel
+		for i := range rec.Models {
+			if rec.Models[i].File == spec.Name+".gguf" {
+				r = &rec.Models[i]
 			}
+		}
+		if r == nil {
+			t.Fatalf("testdata/llamacpp-models.json has no recording of %s.gguf: record again (ci/ggufref)", spec.Name)
 		}
 		t.Run(spec.Name, func(t *testing.T) {
 			m := loadRecorded(t, spec, r.File, r.SHA256)
@@ -258,7 +292,6 @@ func TestC10_5_LlamaCpp(t *testing.T) {
 			}
 		})
 	}
-	testLong(t, &rec)
 }
 
 // testLong compares the long-context models (ConformanceLongSpecs):

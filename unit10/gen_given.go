@@ -10,23 +10,30 @@ import (
 	"github.com/llmforge/forge/unit01"
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit06"
 	"github.com/llmforge/forge/unit09"
 )
 
 // This file is given: a generator of synthetic GGUF models, so that every
 // path of the engine runs offline, on files llama.cpp also loads (10.5),
-// at any size (10.6). It is built on your Write (10.3), unit05's
-// RandomWeights and unit09's QuantizeRow.
+// at any size (10.7), with or without experts (10.6). It is built on your
+// Write (10.3), unit05's and unit06's RandomWeights and unit09's
+// QuantizeRow.
 
 // ModelSpec describes a synthetic model.
 type ModelSpec struct {
 	Name   string        // general.name
-	Arch   string        // "llama" or "qwen2"
+	Arch   string        // "llama", "qwen2" or "qwen2moe"
 	Config unit05.Config // the shape; Vocab comes from Vocab, MaxSeq is the context length
-	Vocab  *unit04.Vocab // the tokenizer, written under tokenizer.ggml.*
-	Matrix unit01.DType  // the type of every 2-D weight but the two below
-	Embed  unit01.DType  // token_embd's type
-	Output unit01.DType  // output's type (unused when Config.TiedEmbeddings)
+	// Experts makes every layer a mixture of experts (Experts.Experts > 0;
+	// required for qwen2moe, which also needs a SharedFFN): Mixtral's
+	// layout for llama, Qwen2-MoE's for qwen2moe. The routers are F32, as
+	// llama.cpp's quantizer leaves them; the experts have type Matrix.
+	Experts unit06.Config
+	Vocab   *unit04.Vocab // the tokenizer, written under tokenizer.ggml.*
+	Matrix  unit01.DType  // the type of every 2-D weight but the two below
+	Embed   unit01.DType  // token_embd's type
+	Output  unit01.DType  // output's type (unused when Config.TiedEmbeddings)
 	// LogitScale multiplies the output projection (for a tied model, the
 	// embeddings, which are its output projection): random models have
 	// flat logits, where llama.cpp and Forge could round a near-tie
@@ -35,7 +42,7 @@ type ModelSpec struct {
 	Seed       uint64
 	// RandomBlocks fills the weight matrices with random well-formed
 	// blocks instead of quantizing random weights: the model computes
-	// nonsense, but a file of gigabytes is written in seconds (10.6).
+	// nonsense, but a file of gigabytes is written in seconds (10.7).
 	RandomBlocks bool
 }
 
@@ -45,11 +52,24 @@ type ModelSpec struct {
 func Generate(w io.Writer, spec ModelSpec) error {
 	c := spec.Config
 	c.Vocab = len(spec.Vocab.Tokens)
-	if spec.Arch != "llama" && spec.Arch != "qwen2" {
-		return fmt.Errorf("generate: architecture %q, want llama or qwen2", spec.Arch)
+	moe := spec.Experts.Experts > 0
+	switch {
+	case spec.Arch != "llama" && spec.Arch != "qwen2" && spec.Arch != "qwen2moe":
+		return fmt.Errorf("generate: architecture %q, want llama, qwen2 or qwen2moe", spec.Arch)
+	case spec.Arch == "qwen2moe" && (!moe || spec.Experts.SharedFFN == 0):
+		return fmt.Errorf("generate: a qwen2moe model needs experts and a shared expert, got %+v", spec.Experts)
+	case moe && spec.Arch == "qwen2":
+		return fmt.Errorf("generate: a qwen2 model has no experts (Qwen2-MoE is qwen2moe)")
+	case moe && spec.Arch == "llama" && spec.Experts.SharedFFN > 0:
+		return fmt.Errorf("generate: a llama (Mixtral) model has no shared expert")
+	}
+	if moe {
+		if err := spec.Experts.Validate(); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
 	}
 	c.Rope = unit05.RopeNorm
-	if spec.Arch == "qwen2" {
+	if spec.Arch != "llama" {
 		c.Rope = unit05.RopeNeox
 	}
 	tensors, err := genTensors(spec, c)
@@ -76,6 +96,12 @@ func genMetadata(spec ModelSpec, c unit05.Config) []KV {
 		u32(a+".rope.dimension_count", c.HeadDim),
 		f32(a+".rope.freq_base", c.RopeBase),
 		f32(a+".attention.layer_norm_rms_epsilon", float64(c.RMSEps)),
+	}
+	if e := spec.Experts; e.Experts > 0 {
+		kvs = append(kvs, u32(a+".expert_count", e.Experts), u32(a+".expert_used_count", e.Used))
+		if a == "qwen2moe" {
+			kvs = append(kvs, u32(a+".expert_feed_forward_length", e.FFN), u32(a+".expert_shared_feed_forward_length", e.SharedFFN))
+		}
 	}
 	v := spec.Vocab
 	kvs = append(kvs, str("tokenizer.ggml.model", v.Model))
@@ -113,7 +139,15 @@ func genTensors(spec ModelSpec, c unit05.Config) ([]Tensor, error) {
 	// Random weights, or (RandomBlocks) a model whose matrices are all nil:
 	// matrix fills those with random blocks, vector with ones.
 	w := &unit05.Weights{Layers: make([]unit05.Layer, c.Layers)}
-	if !spec.RandomBlocks {
+	e := spec.Experts
+	switch {
+	case spec.RandomBlocks:
+	case e.Experts > 0:
+		var err error
+		if w, err = unit06.RandomWeights(c, e, spec.Seed); err != nil {
+			return nil, err
+		}
+	default:
 		var err error
 		if w, err = unit05.RandomWeights(c, spec.Seed); err != nil {
 			return nil, err
@@ -122,29 +156,47 @@ func genTensors(spec ModelSpec, c unit05.Config) ([]Tensor, error) {
 	g := rand.New(rand.NewPCG(spec.Seed, 0x67656e)) // "gen"
 	var out []Tensor
 	var failed error
-	matrix := func(name string, m unit05.Matrix, rows, cols int, dt unit01.DType, scale float32) {
+	// quantize returns m's rows in type dt (random blocks for a nil m).
+	quantize := func(name string, m unit05.Matrix, rows, cols int, dt unit01.DType, scale float32) []byte {
 		rb, err := dt.RowBytes(cols)
 		if err != nil {
 			failed = fmt.Errorf("generate: %s: %w", name, err)
-			return
+			return nil
 		}
 		data := make([]byte, rows*rb)
 		if m == nil {
 			randomBlocks(g, dt, data)
-		} else {
-			row := make([]float32, cols)
-			for i := range rows {
-				m.Row(row, i)
-				for j := range row {
-					row[j] *= scale
-				}
-				if err := unit09.QuantizeRow(dt, data[i*rb:(i+1)*rb], row); err != nil {
-					failed = fmt.Errorf("generate: %s: %w", name, err)
-					return
-				}
+			return data
+		}
+		row := make([]float32, cols)
+		for i := range rows {
+			m.Row(row, i)
+			for j := range row {
+				row[j] *= scale
+			}
+			if err := unit09.QuantizeRow(dt, data[i*rb:(i+1)*rb], row); err != nil {
+				failed = fmt.Errorf("generate: %s: %w", name, err)
+				return nil
 			}
 		}
+		return data
+	}
+	matrix := func(name string, m unit05.Matrix, rows, cols int, dt unit01.DType, scale float32) {
+		data := quantize(name, m, rows, cols, dt, scale)
 		out = append(out, Tensor{Name: name, Dims: []uint64{uint64(cols), uint64(rows)}, Type: dt, Data: data})
+	}
+	// experts writes one matrix per expert as a 3-D tensor {cols, rows,
+	// experts}: expert i's rows after expert i−1's.
+	experts := func(name string, ms []unit05.Matrix, rows, cols int, dt unit01.DType) {
+		var data []byte
+		for i := range e.Experts {
+			var m unit05.Matrix
+			if ms != nil {
+				m = ms[i]
+			}
+			data = append(data, quantize(name, m, rows, cols, dt, 1)...)
+		}
+		out = append(out, Tensor{Name: name, Dims: []uint64{uint64(cols), uint64(rows), uint64(e.Experts)}, Type: dt, Data: data})
 	}
 	vector := func(name string, v []float32, n int) {
 		data := make([]byte, 4*n)
@@ -180,16 +232,33 @@ func genTensors(spec ModelSpec, c unit05.Config) ([]Tensor, error) {
 		matrix(p+"attn_q.weight", l.Wq, c.QDim(), c.Dim, spec.Matrix, 1)
 		matrix(p+"attn_k.weight", l.Wk, c.KVDim(), c.Dim, spec.Matrix, 1)
 		matrix(p+"attn_v.weight", l.Wv, c.KVDim(), c.Dim, spec.Matrix, 1)
-		if spec.Arch == "qwen2" {
+		if spec.Arch != "llama" {
 			vector(p+"attn_q.bias", bias(c.QDim()), c.QDim())
 			vector(p+"attn_k.bias", bias(c.KVDim()), c.KVDim())
 			vector(p+"attn_v.bias", bias(c.KVDim()), c.KVDim())
 		}
 		matrix(p+"attn_output.weight", l.Wo, c.Dim, c.QDim(), spec.Matrix, 1)
 		vector(p+"ffn_norm.weight", l.FFNNorm, c.Dim)
-		matrix(p+"ffn_gate.weight", l.Gate, c.FFN, c.Dim, spec.Matrix, 1)
-		matrix(p+"ffn_up.weight", l.Up, c.FFN, c.Dim, spec.Matrix, 1)
-		matrix(p+"ffn_down.weight", l.Down, c.Dim, c.FFN, spec.Matrix, 1)
+		if e.Experts == 0 {
+			matrix(p+"ffn_gate.weight", l.Gate, c.FFN, c.Dim, spec.Matrix, 1)
+			matrix(p+"ffn_up.weight", l.Up, c.FFN, c.Dim, spec.Matrix, 1)
+			matrix(p+"ffn_down.weight", l.Down, c.Dim, c.FFN, spec.Matrix, 1)
+			continue
+		}
+		mw := &unit06.Weights{}
+		if l.MoE != nil {
+			mw = l.MoE.(*unit06.MoE).Weights()
+		}
+		matrix(p+"ffn_gate_inp.weight", mw.Router, e.Experts, c.Dim, unit01.F32, 1)
+		experts(p+"ffn_gate_exps.weight", mw.Gate, e.FFN, c.Dim, spec.Matrix)
+		experts(p+"ffn_up_exps.weight", mw.Up, e.FFN, c.Dim, spec.Matrix)
+		experts(p+"ffn_down_exps.weight", mw.Down, c.Dim, e.FFN, spec.Matrix)
+		if e.SharedFFN > 0 {
+			vector(p+"ffn_gate_inp_shexp.weight", mw.SharedGateInp, c.Dim)
+			matrix(p+"ffn_gate_shexp.weight", mw.SharedGate, e.SharedFFN, c.Dim, spec.Matrix, 1)
+			matrix(p+"ffn_up_shexp.weight", mw.SharedUp, e.SharedFFN, c.Dim, spec.Matrix, 1)
+			matrix(p+"ffn_down_shexp.weight", mw.SharedDown, c.Dim, e.SharedFFN, spec.Matrix, 1)
+		}
 	}
 	vector("output_norm.weight", w.OutNorm, c.Dim)
 	if !c.TiedEmbeddings {

@@ -5,9 +5,10 @@ import (
 )
 
 // LoadConfig reads a model's hyper-parameters from f's metadata, for
-// general.architecture "llama" (Llama 1–3, TinyLlama, Mistral: RoPE on
-// adjacent pairs) or "qwen2" (RoPE on halves, q/k/v biases). Optional keys
-// take llama.cpp's defaults: head_count_kv = head_count, rope.freq_base =
+// general.architecture "llama" (Llama 1–3, TinyLlama, Mistral, Mixtral:
+// RoPE on adjacent pairs), "qwen2" (RoPE on halves, q/k/v biases) or
+// "qwen2moe" (Qwen2's attention with experts; LoadExperts reads those).
+// Optional keys take llama.cpp's defaults: head_count_kv = head_count, rope.freq_base =
 // 10000. Vocab is token_embd's row count; TiedEmbeddings is set when the
 // file has no output.weight, QKVBias when it has blk.0.attn_q.bias.
 // MaxSeq is maxSeq, or the file's context_length when maxSeq ≤ 0. A
@@ -22,9 +23,7 @@ import (
 // (0 or wider than a head is invalid); embedding_length, block_count,
 // feed_forward_length and context_length of 0, an epsilon ≤ 0 and a
 // rope.freq_base that is not positive and finite; a block_count unlike
-// the number of blk.N blocks in the file (naming both). A mixture-of-
-// experts file (<arch>.expert_count > 0, or ffn_*_exps tensors) wraps
-// unit00.ErrUnsupported and says so, naming the key or tensor.
+// the number of blk.N blocks in the file (naming both).
 func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	panic("TODO(10.4): write LoadConfig, see docs/unit10.md")
 }
@@ -36,7 +35,9 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 // (they are small). A missing tensor, or one whose dimensions are not the
 // [in, out] (ne[0] first) that c implies, is an error wrapping
 // unit00.ErrInvalid that names it; of several, the first in the order of
-// the tensor table (the embedding, the output, then block by block).
+// the tensor table (the embedding, the output, then block by block). A
+// mixture-of-experts file's layers (LoadExperts) get their feed-forward
+// from LoadMoE instead of ffn_gate, ffn_up and ffn_down (10.6).
 func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 	panic("TODO(10.4): write LoadWeights, see docs/unit10.md")
 }

@@ -159,9 +159,6 @@ func craftedModels() []crafted {
 		{name: "no block tensors", tensors: dropTensors("blk."), kind: inv, says: []string{"block_count = 2", "no block tensors"}},
 		{name: "token_embd.weight of 1 dimension", tensors: flatten("token_embd.weight"), kind: inv, says: []string{"token_embd.weight has 1 dimensions"}},
 		{name: "output_norm.weight stored as Q8_0", tensors: quantizeNorm("output_norm.weight"), kind: uns, says: []string{"output_norm.weight", "Q8_0"}},
-		// Mixture of experts: not this unit's model.
-		{name: "expert_count 8", kvs: setU32(a+"expert_count", 8), kind: uns, says: []string{"expert_count = 8", "mixture-of-experts"}},
-		{name: "stacked expert tensors", tensors: stackExperts, kind: uns, says: []string{"blk.0.ffn_gate_exps.weight", "mixture-of-experts"}},
 		// The vocabulary: the array whose length is wrong is the one named.
 		{name: "tokens cut to 100", kvs: cutArray("tokenizer.ggml.tokens", 100), kind: inv, says: []string{"tokenizer.ggml.tokens has 100", "300"}},
 		{name: "tokens and token types cut to 280", kvs: both(cutArray("tokenizer.ggml.tokens", 280), cutArray("tokenizer.ggml.token_type", 280)), kind: inv, says: []string{"tokenizer.ggml.tokens has 280", "300"}},

@@ -14,9 +14,10 @@ import (
 )
 
 // LoadConfig reads a model's hyper-parameters from f's metadata, for
-// general.architecture "llama" (Llama 1–3, TinyLlama, Mistral: RoPE on
-// adjacent pairs) or "qwen2" (RoPE on halves, q/k/v biases). Optional keys
-// take llama.cpp's defaults: head_count_kv = head_count, rope.freq_base =
+// general.architecture "llama" (Llama 1–3, TinyLlama, Mistral, Mixtral:
+// RoPE on adjacent pairs), "qwen2" (RoPE on halves, q/k/v biases) or
+// "qwen2moe" (Qwen2's attention with experts; LoadExperts reads those).
+// Optional keys take llama.cpp's defaults: head_count_kv = head_count, rope.freq_base =
 // 10000. Vocab is token_embd's row count; TiedEmbeddings is set when the
 // file has no output.weight, QKVBias when it has blk.0.attn_q.bias.
 // MaxSeq is maxSeq, or the file's context_length when maxSeq ≤ 0. A
@@ -24,9 +25,9 @@ import (
 // it; so is a value that cannot describe a model (a count of 0, a
 // head_count that does not divide embedding_length, a head_count_kv that
 // does not divide head_count, a block_count other than the file's blocks),
-// named with its key and value. Another architecture, a mixture of experts
-// (an expert_count above 0 or expert tensors), or a rope.dimension_count
-// other than the head width (partial rotary) wraps unit00.ErrUnsupported.
+// named with its key and value. Another architecture, or a
+// rope.dimension_count other than the head width (partial rotary), wraps
+// unit00.ErrUnsupported.
 func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	var c unit05.Config
 	arch, err := f.String("general.architecture")
@@ -36,13 +37,10 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	switch arch {
 	case "llama":
 		c.Rope = unit05.RopeNorm
-	case "qwen2":
+	case "qwen2", "qwen2moe":
 		c.Rope = unit05.RopeNeox
 	default:
-		return c, fmt.Errorf("%s: general.architecture %q (this loader knows llama and qwen2): %w", f.source, arch, unit00.ErrUnsupported)
-	}
-	if err := checkDense(f, arch); err != nil {
-		return c, err
+		return c, fmt.Errorf("%s: general.architecture %q (this loader knows llama, qwen2 and qwen2moe): %w", f.source, arch, unit00.ErrUnsupported)
 	}
 	kvHeadsSet := false
 	ints := []struct {
@@ -116,23 +114,6 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 		return c, fmt.Errorf("%s: %w", f.source, err)
 	}
 	return c, nil
-}
-
-// checkDense refuses a mixture-of-experts model (Mixtral is a "llama" with
-// experts): its feed-forward weights are stacked experts, which unit 06
-// will bind; without this check the error would be a dense FFN tensor
-// that is missing, which says nothing about why.
-func checkDense(f *File, arch string) error {
-	const why = "mixture-of-experts models are not supported yet (unit 06 will add them)"
-	if n, err := f.Uint(arch + ".expert_count"); err == nil && n > 0 {
-		return f.errorf(unit00.ErrUnsupported, "%s = %d: %s", arch+".expert_count", n, why)
-	}
-	for _, name := range []string{"blk.0.ffn_gate_exps.weight", "blk.0.ffn_up_exps.weight", "blk.0.ffn_down_exps.weight"} {
-		if _, _, err := f.Tensor(name); err == nil {
-			return f.errorf(unit00.ErrUnsupported, "tensor %s holds experts: %s", name, why)
-		}
-	}
-	return nil
 }
 
 // checkShape checks the integer hyper-parameters, in the order of the
@@ -215,7 +196,9 @@ func fileBlocks(f *File) int {
 // unit05.Dense matrices for the float32 GEMM; norms and biases are copied
 // (they are small). A missing tensor, or one whose dimensions are not the
 // [in, out] (ne[0] first) that c implies, is an error naming it; of
-// several, the first in the order of the tensor table.
+// several, the first in the order of the tensor table. A mixture-of-experts
+// file's layers (LoadExperts) get their feed-forward from LoadMoE instead of
+// ffn_gate, ffn_up and ffn_down.
 func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 	b := binder{f: f}
 	w := &unit05.Weights{
@@ -225,6 +208,13 @@ func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 	w.Output = w.Embed
 	if !c.TiedEmbeddings {
 		w.Output = b.matrix("output.weight", c.Vocab, c.Dim)
+	}
+	if b.err != nil {
+		return nil, b.err // the embedding and output come first in the table
+	}
+	e, err := LoadExperts(f, c)
+	if err != nil {
+		return nil, err
 	}
 	q, kv := c.QDim(), c.KVDim()
 	for i := range c.Layers {
@@ -236,12 +226,16 @@ func LoadWeights(f *File, c unit05.Config) (*unit05.Weights, error) {
 			Wv:       b.matrix(p+"attn_v.weight", kv, c.Dim),
 			Wo:       b.matrix(p+"attn_output.weight", c.Dim, q),
 			FFNNorm:  b.vector(p+"ffn_norm.weight", c.Dim),
-			Gate:     b.matrix(p+"ffn_gate.weight", c.FFN, c.Dim),
-			Up:       b.matrix(p+"ffn_up.weight", c.FFN, c.Dim),
-			Down:     b.matrix(p+"ffn_down.weight", c.Dim, c.FFN),
 		}
 		if c.QKVBias {
 			l.Bq, l.Bk, l.Bv = b.vector(p+"attn_q.bias", q), b.vector(p+"attn_k.bias", kv), b.vector(p+"attn_v.bias", kv)
+		}
+		if e.Experts == 0 {
+			l.Gate = b.matrix(p+"ffn_gate.weight", c.FFN, c.Dim)
+			l.Up = b.matrix(p+"ffn_up.weight", c.FFN, c.Dim)
+			l.Down = b.matrix(p+"ffn_down.weight", c.Dim, c.FFN)
+		} else if b.err == nil {
+			l.MoE, b.err = LoadMoE(f, i, c, e)
 		}
 		if b.err != nil {
 			return nil, b.err // at once: a Layers of 10⁹ must not run on
@@ -287,7 +281,29 @@ func (b *binder) matrix(name string, out, in int) unit05.Matrix {
 	if !ok {
 		return nil
 	}
-	if info.Type == unit01.F32 {
+	return b.bind(name, info.Type, out, in, data)
+}
+
+// experts binds n stacked out×in matrices, stored as one tensor with dims
+// {in, out, n}: each a view of its own slice of the tensor's bytes.
+func (b *binder) experts(name string, out, in, n int) []unit05.Matrix {
+	info, data, ok := b.tensor(name, uint64(in), uint64(out), uint64(n))
+	if !ok {
+		return nil
+	}
+	size := len(data) / n // Parse checked the tensor's size: n equal slices
+	ms := make([]unit05.Matrix, n)
+	for e := range ms {
+		if ms[e] = b.bind(fmt.Sprintf("%s (expert %d)", name, e), info.Type, out, in, data[e*size:(e+1)*size]); ms[e] == nil {
+			return nil
+		}
+	}
+	return ms
+}
+
+// bind makes a matrix of data: a copy for F32, a view otherwise.
+func (b *binder) bind(name string, dt unit01.DType, out, in int, data []byte) unit05.Matrix {
+	if dt == unit01.F32 {
 		m := unit03.NewMat(out, in)
 		if err := unit09.DequantizeRow(unit01.F32, m.Data, data); err != nil {
 			b.err = fmt.Errorf("%s: tensor %s: %w", b.f.source, name, err)
@@ -295,7 +311,7 @@ func (b *binder) matrix(name string, out, in int) unit05.Matrix {
 		}
 		return unit05.NewDense(m)
 	}
-	m, err := unit09.NewQMatrix(info.Type, out, in, data)
+	m, err := unit09.NewQMatrix(dt, out, in, data)
 	if err != nil {
 		b.err = fmt.Errorf("%s: tensor %s: %w", b.f.source, name, err)
 		return nil

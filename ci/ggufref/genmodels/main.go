@@ -1,4 +1,5 @@
-// Command genmodels writes unit10's conformance models (unit10.ConformanceSpecs)
+// Command genmodels writes unit10's conformance models (unit10.ConformanceSpecs
+// and the mixtures of experts of unit10.ConformanceMoESpecs)
 // into a folder, for record.mjs to run through llama.cpp; and the long-context
 // ones (unit10.ConformanceLongSpecs), each with a NAME.long.json beside it that
 // holds the token ids to teacher-force and the positions whose logits to record. It builds against
@@ -33,6 +34,11 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
+	moe, err := unit10.ConformanceMoESpecs(*vocab)
+	if err != nil {
+		log.Fatal(err)
+	}
+	specs = append(specs, moe...)
 	long, err := unit10.ConformanceLongSpecs(*vocab)
 	if err != nil {
 		log.Fatal(err)
