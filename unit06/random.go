@@ -19,7 +19,7 @@ func (e Config) Validate() error {
 // e.SharedFFN > 0) drawn as unit05 draws its dense feed-forward: Gate and
 // Up with std √(2/Dim), Down with std √(2/(Dim+FFN)); the shared gate
 // input has std 1/√Dim. The layers have no dense Gate, Up or Down. An
-// invalid c or e is an error.
+// invalid c or e is an error wrapping unit00.ErrInvalid.
 func RandomWeights(c unit05.Config, e Config, seed uint64) (*unit05.Weights, error) {
 	panic("TODO(6.4): write RandomWeights, see docs/unit06.md")
 }

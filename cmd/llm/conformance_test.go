@@ -15,7 +15,8 @@ import (
 	"github.com/llmforge/forge/unit10"
 )
 
-// TestConformanceGreedy runs unit10's conformance models through llm run
+// TestConformanceGreedy runs unit10's conformance models (the dense ones
+// and the mixtures of experts) through llm run
 // --temp 0 --json and compares the tokens with those llama.cpp chose
 // (unit10/testdata/llamacpp-models.json): the prompt's token ids exactly,
 // and the greedy tokens one by one until the two sequences part, which
@@ -49,6 +50,11 @@ func TestConformanceGreedy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	moe, err := unit10.ConformanceMoESpecs(filepath.Join("..", "..", "unit04", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs = append(specs, moe...)
 	dir := t.TempDir()
 	for _, spec := range specs {
 		t.Run(spec.Name, func(t *testing.T) {

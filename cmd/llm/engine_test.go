@@ -428,3 +428,47 @@ func TestBadModelFiles(t *testing.T) {
 		t.Error("a failed command left its output file")
 	}
 }
+
+// TestMixtureOfExperts: a Mixtral-shaped model from gen runs end to end:
+// run (greedy twice alike, and the same tokens as unit10.Greedy), bench,
+// inspect of its 3-D expert tensors, and quantize, which leaves the
+// routers in F32 and gives the experts' down projections the Q4_K_M rule
+// of ffn_down.
+func TestMixtureOfExperts(t *testing.T) {
+	tinyModel(t) // skips on unwritten units
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mixtral.gguf")
+	ok(t, "gen", "--shape", "mixtral-tiny", "--type", "q8_0", "--seed", "2", "-o", path)
+	types := tensorTypes(t, path)
+	if types["blk.0.ffn_gate_inp.weight"] != "F32" || types["blk.3.ffn_down_exps.weight"] != "Q8_0" || types["blk.0.ffn_gate.weight"] != "" {
+		t.Errorf("gen mixtral-tiny q8_0: %v", types)
+	}
+	a := decodeJSON[runJSON](t, ok(t, "run", "-m", path, "-p", "The experts", "-n", "8", "--temp", "0", "--json", "--ignore-eos"))
+	b := decodeJSON[runJSON](t, ok(t, "run", "-m", path, "-p", "The experts", "-n", "8", "--temp", "0", "--json", "--ignore-eos", "-t", "1"))
+	if len(a.Tokens) != 8 || fmt.Sprint(a.Tokens) != fmt.Sprint(b.Tokens) {
+		t.Errorf("greedy run of the mixture: %v on the default threads, %v on one", a.Tokens, b.Tokens)
+	}
+	m, err := unit10.Load(path, 64, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if want, err := unit10.Greedy(unit07.NewSession(m.Model), a.PromptTokens, 8); err != nil || fmt.Sprint(want) != fmt.Sprint(a.Tokens) {
+		t.Errorf("llm run --temp 0 chose %v, unit10.Greedy %v (%v)", a.Tokens, want, err)
+	}
+	if out := ok(t, "bench", "-m", path, "-p", "16", "-n", "4", "-r", "1"); !strings.Contains(out, "pp16") || !strings.Contains(out, "tg4") {
+		t.Errorf("bench of the mixture:\n%s", out)
+	}
+	if out := ok(t, "inspect", path); !strings.Contains(out, "blk.0.ffn_up_exps.weight") || !strings.Contains(out, "llama.expert_count") {
+		t.Errorf("inspect of the mixture shows no experts:\n%s", out)
+	}
+	out := filepath.Join(dir, "mixtral-q4_k_m.gguf")
+	ok(t, "quantize", path, out, "q4_k_m")
+	types = tensorTypes(t, out)
+	for name, typ := range map[string]string{"blk.0.ffn_gate_inp.weight": "F32", "blk.0.ffn_up_exps.weight": "Q4_K", "blk.2.ffn_down_exps.weight": "Q6_K", "blk.1.ffn_down_exps.weight": "Q4_K"} {
+		if types[name] != typ {
+			t.Errorf("after quantize q4_k_m, %s is %q, want %s", name, types[name], typ)
+		}
+	}
+	ok(t, "run", "-m", out, "-p", "Hello", "-n", "4", "--json")
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/llmforge/forge/unit01"
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit06"
 	"github.com/llmforge/forge/unit10"
 )
 
@@ -33,6 +34,14 @@ Shapes (--shape):
   qwen2.5-0.5b     Qwen2.5 0.5B: qwen2, dim 896, 24 layers, 14 heads
                    (2 KV), FFN 4864, context 32768, rope base 1e6, q/k/v
                    biases, tied embeddings
+  mixtral-tiny     a small Mixtral: llama, dim 256, 4 layers, 8 heads
+                   (4 KV), 8 experts of FFN 512 with 2 used per token,
+                   context 2048, rope base 1e6: random weights
+                   (unit06.RandomWeights), quantized; runs instantly
+  qwen1.5-moe-a2.7b  Qwen1.5-MoE-A2.7B: qwen2moe, dim 2048, 24 layers, 16
+                   heads (16 KV), 60 experts of FFN 1408 with 4 used, a
+                   shared expert of FFN 5632, context 8192, rope base 1e6,
+                   q/k/v biases (14.3B parameters, 2.7B used per token)
 The named shapes have their models' hyper-parameters and sizes but random
 quantized blocks for weights (written in seconds): they compute nonsense
 at the real models' speed, for llm bench. The vocabulary comes from
@@ -51,10 +60,11 @@ The same --seed writes the same file, byte for byte. Example:
 
 // A shape is a model gen can write.
 type shape struct {
-	name   string
-	arch   string
-	config unit05.Config // Vocab comes from the vocabulary
-	random bool          // RandomBlocks: random quantized blocks, not quantized random weights
+	name    string
+	arch    string
+	config  unit05.Config // Vocab comes from the vocabulary
+	experts unit06.Config // a mixture of experts when Experts > 0
+	random  bool          // RandomBlocks: random quantized blocks, not quantized random weights
 }
 
 var shapes = []shape{
@@ -66,6 +76,11 @@ var shapes = []shape{
 		HeadDim: 64, FFN: 8192, MaxSeq: 131072, RopeBase: 500000, RMSEps: 1e-5, TiedEmbeddings: true}},
 	{name: "qwen2.5-0.5b", arch: "qwen2", random: true, config: unit05.Config{Dim: 896, Layers: 24, Heads: 14, KVHeads: 2,
 		HeadDim: 64, FFN: 4864, MaxSeq: 32768, RopeBase: 1e6, RMSEps: 1e-6, TiedEmbeddings: true, QKVBias: true}},
+	{name: "mixtral-tiny", arch: "llama", config: unit05.Config{Dim: 256, Layers: 4, Heads: 8, KVHeads: 4, HeadDim: 32, FFN: 512,
+		MaxSeq: 2048, RopeBase: 1e6, RMSEps: 1e-5}, experts: unit06.Config{Experts: 8, Used: 2, FFN: 512, Renormalize: true}},
+	{name: "qwen1.5-moe-a2.7b", arch: "qwen2moe", random: true, config: unit05.Config{Dim: 2048, Layers: 24, Heads: 16, KVHeads: 16,
+		HeadDim: 128, FFN: 5632, MaxSeq: 8192, RopeBase: 1e6, RMSEps: 1e-6, QKVBias: true},
+		experts: unit06.Config{Experts: 60, Used: 4, FFN: 1408, SharedFFN: 5632}},
 }
 
 func shapeNames() []string {
@@ -139,7 +154,7 @@ func doGen(e *env, o *genOptions) error {
 	start := time.Now()
 	c := sh.config
 	c.Vocab = len(v.Tokens)
-	spec := unit10.ModelSpec{Name: fmt.Sprintf("forge %s %s", sh.name, ft.name), Arch: sh.arch, Config: c, Vocab: v,
+	spec := unit10.ModelSpec{Name: fmt.Sprintf("forge %s %s", sh.name, ft.name), Arch: sh.arch, Config: c, Experts: sh.experts, Vocab: v,
 		Seed: o.seed, RandomBlocks: sh.random}
 	spec.Matrix, spec.Embed, spec.Output = sourceTypes(sh, c, ft)
 	defer removeOnInterrupt(e)()
@@ -204,9 +219,20 @@ func sourceTypes(sh shape, c unit05.Config, ft fileType) (matrix, embed, output 
 		p := fmt.Sprintf("blk.%d.", i)
 		layer = append(layer,
 			two(p+"attn_q.weight", c.Dim, c.QDim()), two(p+"attn_k.weight", c.Dim, c.KVDim()),
-			two(p+"attn_v.weight", c.Dim, c.KVDim()), two(p+"attn_output.weight", c.QDim(), c.Dim),
-			two(p+"ffn_gate.weight", c.Dim, c.FFN), two(p+"ffn_up.weight", c.Dim, c.FFN),
-			two(p+"ffn_down.weight", c.FFN, c.Dim))
+			two(p+"attn_v.weight", c.Dim, c.KVDim()), two(p+"attn_output.weight", c.QDim(), c.Dim))
+		e := sh.experts
+		switch {
+		case e.Experts == 0:
+			layer = append(layer, two(p+"ffn_gate.weight", c.Dim, c.FFN), two(p+"ffn_up.weight", c.Dim, c.FFN),
+				two(p+"ffn_down.weight", c.FFN, c.Dim))
+		default: // the expert matrices (the router stays F32); only ne[0] matters to the rule
+			layer = append(layer, two(p+"ffn_gate_exps.weight", c.Dim, e.FFN), two(p+"ffn_up_exps.weight", c.Dim, e.FFN),
+				two(p+"ffn_down_exps.weight", e.FFN, c.Dim))
+			if e.SharedFFN > 0 {
+				layer = append(layer, two(p+"ffn_gate_shexp.weight", c.Dim, e.SharedFFN), two(p+"ffn_up_shexp.weight", c.Dim, e.SharedFFN),
+					two(p+"ffn_down_shexp.weight", e.SharedFFN, c.Dim))
+			}
+		}
 	}
 	count := map[unit01.DType]int{}
 	for _, t := range layer {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit06"
 )
 
 // The context a model is loaded for costs memory in proportion to its
@@ -62,13 +63,21 @@ func (f footprint) total() float64 { return f.kv + f.scratch + f.rope }
 // layer) and a session's hidden states; unit05's RoPE tables (a cosine and
 // a sine per position and pair) and its scratch arena (the hidden states,
 // keys and values of a pass over n tokens, one block of 64 rows, and the
-// attention scores of up to 64 threads' rows against n positions).
-func contextFootprint(c unit05.Config, n, threads int) footprint {
+// attention scores of up to 64 threads' rows against n positions); and, for
+// a mixture of experts, each layer's unit06 scratch for a block of rows
+// (the router's logits, each row's k expert rows of input, gate, up and
+// output, and the shared expert's rows).
+func contextFootprint(c unit05.Config, e unit06.Config, n, threads int) footprint {
 	const rows = 64 // unit05's blockRows
 	N, b := float64(n), float64(min(n, rows))
 	parts := float64(min(threads, rows))
 	kvDim, dim := float64(c.KVDim()), float64(c.Dim)
 	arena := 4 * (N*(dim+2*kvDim) + b*(2*dim+2*float64(c.QDim())+2*float64(c.FFN)) + parts*b*N)
+	if e.Experts > 0 {
+		k := float64(e.Used)
+		perLayer := b*float64(e.Experts) + b*k*(2*dim+2*float64(e.FFN)) + b*(2*float64(e.SharedFFN)+dim)
+		arena += 4 * float64(c.Layers) * perLayer
+	}
 	return footprint{
 		kv:      2 * 4 * float64(c.Layers) * N * kvDim,
 		scratch: arena + 4*N*dim + 4*float64(c.Vocab),
@@ -79,8 +88,8 @@ func contextFootprint(c unit05.Config, n, threads int) footprint {
 // checkMemory refuses a context whose footprint is more than the memory
 // available. what names the context for the message ("-c 4000000000"),
 // flag the flag that lowers it.
-func checkMemory(c unit05.Config, n, threads int, what, flag string) error {
-	need := contextFootprint(c, n, threads)
+func checkMemory(c unit05.Config, e unit06.Config, n, threads int, what, flag string) error {
+	need := contextFootprint(c, e, n, threads)
 	avail, source := availableMemory()
 	if need.total() <= float64(avail) {
 		return nil

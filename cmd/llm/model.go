@@ -14,6 +14,7 @@ import (
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit06"
 	"github.com/llmforge/forge/unit10"
 )
 
@@ -51,7 +52,7 @@ func loadModel(e *env, path string, ctx, threads int, flag string) (*model, erro
 		size = st.Size()
 	}
 	e.progress.show("loading %s (%s)...", filepath.Base(path), formatBytes(size))
-	cfg, err := modelConfig(path)
+	cfg, experts, err := modelConfig(path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func loadModel(e *env, path string, ctx, threads int, flag string) (*model, erro
 	case flag == "-c":
 		what = fmt.Sprintf("-c %d", ctx)
 	}
-	if err := checkMemory(cfg, ctx, threads, what, flag); err != nil {
+	if err := checkMemory(cfg, experts, ctx, threads, what, flag); err != nil {
 		return nil, err
 	}
 	if flag == "-c" && ctx > trainCtx { // as llama.cpp warns: allowed, but the model never saw such positions
@@ -92,19 +93,24 @@ func (m *model) warnings(e *env) {
 	}
 }
 
-// modelConfig reads a model's hyper-parameters, checking on the way that
-// the file is a model this engine loads. MaxSeq is its context_length.
-func modelConfig(path string) (unit05.Config, error) {
+// modelConfig reads a model's hyper-parameters, and its experts' (none
+// for a dense model), checking on the way that the file is a model this
+// engine loads. MaxSeq is its context_length.
+func modelConfig(path string) (unit05.Config, unit06.Config, error) {
 	f, err := unit10.Open(path)
 	if err != nil {
-		return unit05.Config{}, badInput(err)
+		return unit05.Config{}, unit06.Config{}, badInput(err)
 	}
 	defer f.Close()
 	c, err := unit10.LoadConfig(f, 0)
 	if err != nil {
-		return c, badInput(err)
+		return c, unit06.Config{}, badInput(err)
 	}
-	return c, nil
+	e, err := unit10.LoadExperts(f, c)
+	if err != nil {
+		return c, e, badInput(err)
+	}
+	return c, e, nil
 }
 
 func (m *model) Close() {

@@ -24,7 +24,8 @@ var quantizeCommand = &command{
 	help: `
 TYPE is f32, f16, q8_0, q4_0 or q4_k_m. Every weight matrix (a tensor of
 2 or more dimensions) is dequantized to float32 and quantized again to
-the type the rule below gives it; 1-D tensors (norms, biases) stay F32.
+the type the rule below gives it; 1-D tensors (norms, biases) stay F32,
+and a mixture of experts' routers (ffn_gate_inp) keep their type.
 Metadata is copied, with general.file_type set to llama.cpp's id of TYPE.
 OUT is written through a temporary file, so OUT may be IN.
 
@@ -98,6 +99,18 @@ func useMoreBits(layer, layers int) bool {
 	return layer < layers/8 || layer >= 7*layers/8 || (layer-layers/8)%3 == 2
 }
 
+// isDown reports whether a tensor is a down projection: the dense one, a
+// mixture's stacked experts' or its shared expert's (llama.cpp's rule
+// matches "ffn_down" anywhere in the name).
+func isDown(name string) bool {
+	for _, s := range []string{".ffn_down.weight", ".ffn_down_exps.weight", ".ffn_down_shexp.weight"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // layerOf returns N of a "blk.N." tensor name, or −1.
 func layerOf(name string) int {
 	rest, ok := strings.CutPrefix(name, "blk.")
@@ -140,12 +153,16 @@ func (ft fileType) plan(t unit10.TensorInfo, l layout) (got, wanted unit01.DType
 	}
 	name := t.Name
 	switch {
+	case strings.HasSuffix(name, ".ffn_gate_inp.weight"):
+		// An expert router stays as it is, as llama.cpp's quantizer
+		// leaves it: small, and its rounding would move the choice of
+		// experts.
+		return t.Type, t.Type
 	case name == "output.weight" || (l.tied && name == "token_embd.weight"):
 		wanted = ft.output
 	case name == "token_embd.weight":
 		wanted = ft.embed
-	case ft.moreBits && (strings.HasSuffix(name, ".attn_v.weight") || strings.HasSuffix(name, ".ffn_down.weight")) &&
-		useMoreBits(layerOf(name), l.layers):
+	case ft.moreBits && (strings.HasSuffix(name, ".attn_v.weight") || isDown(name)) && useMoreBits(layerOf(name), l.layers):
 		wanted = unit01.Q6_K
 	default:
 		wanted = ft.matrix
