@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/llmforge/forge/internal/mutation"
@@ -23,6 +24,7 @@ func cmdMutation(ctx context.Context, args []string) error {
 	long := fs.Bool("long", false, "run the tests without -test.short (the bosses' long checks too)")
 	triage := fs.Bool("triage", false, "print the survivors as lines for ci/mutation/unitNN.txt (reason to fill in)")
 	quiet := fs.Bool("q", false, "no progress notes on stderr")
+	files := fs.String("files", "", "mutate only these files of the solution, comma-separated base names (new code, graded without the whole unit); no floors line")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -55,7 +57,7 @@ func cmdMutation(ctx context.Context, args []string) error {
 		}
 		rep, err := mutation.Run(ctx, mutation.Options{
 			Repo: r, Unit: u, Jobs: *jobs, Sample: *sample, Seed: *seed,
-			Deadline: deadline, Long: *long, Log: log, OtherBuilds: true,
+			Deadline: deadline, Long: *long, Log: log, OtherBuilds: true, Files: fileList(*files),
 		})
 		if err != nil {
 			return err
@@ -68,7 +70,7 @@ func cmdMutation(ctx context.Context, args []string) error {
 			}
 			fmt.Println()
 		}
-		if *sample == 0 && !rep.TimedOut {
+		if *sample == 0 && !rep.TimedOut && *files == "" {
 			sampled, _ := rep.SampleScore(mutation.CISample, mutation.CISeed)
 			c := rep.Total()
 			fl := mutation.FloorLine{Unit: u, Floor: mutation.Floor(mutation.CISample, c.Score(), mutation.CIAlpha),
@@ -99,4 +101,12 @@ func cmdMutation(ctx context.Context, args []string) error {
 		return errFailed
 	}
 	return nil
+}
+
+// fileList splits --files' comma-separated names; "" is none.
+func fileList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

@@ -63,6 +63,9 @@ type Options struct {
 	// other builds' setups would cost more than the time box.
 	OtherBuilds bool
 	Log         io.Writer // progress notes; nil for none
+	// Files, if not empty, limits the mutants to these files of the
+	// solution (base names): new code graded without the whole unit.
+	Files []string
 	// TriagePath is the unit's equivalent-mutant file; "" for
 	// ci/mutation/unitNN.txt.
 	TriagePath string
@@ -151,8 +154,8 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 	fileTags := map[string][]string{}
 	var ms []Mutant
 	for _, name := range names {
-		if filepath.Ext(name) != ".go" {
-			continue // assembly is not mutated
+		if filepath.Ext(name) != ".go" || (len(opt.Files) > 0 && !slices.Contains(opt.Files, name)) {
+			continue // assembly is not mutated; other files were not asked for
 		}
 		tags, why, err := tagsFor(filepath.Join(solDir, name), sets)
 		if err != nil {
