@@ -29,6 +29,7 @@ var shapes = []moeShape{
 	{"one-expert", 32, 40, 1, 1, true, 0},
 	{"all-used", 24, 36, 5, 5, false, 0},
 	{"odd-widths", 37, 19, 4, 2, true, 11},
+	{"narrow-shared", 16, 8, 3, 2, true, 1},
 }
 
 // moeTol is the budget of one MoE block in float32 against the float64

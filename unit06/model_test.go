@@ -42,20 +42,20 @@ func TestC6_4_Validate(t *testing.T) {
 		}
 	}
 	for _, b := range []struct {
-		field string
+		field string // the field and its value, as the error must name them
 		e     Config
 	}{
-		{"Experts", Config{Experts: 0, Used: 1, FFN: 16}},
-		{"Experts", Config{Experts: -2, Used: 1, FFN: 16}},
-		{"Experts", Config{Experts: MaxExperts + 1, Used: 2, FFN: 16}},
-		{"Used", Config{Experts: 8, Used: 0, FFN: 16}},
-		{"Used", Config{Experts: 8, Used: 9, FFN: 16}},
-		{"FFN", Config{Experts: 8, Used: 2, FFN: 0}},
-		{"SharedFFN", Config{Experts: 8, Used: 2, FFN: 16, SharedFFN: -1}},
+		{"Experts 0", Config{Experts: 0, Used: 1, FFN: 16}},
+		{"Experts -2", Config{Experts: -2, Used: 1, FFN: 16}},
+		{"Experts 513", Config{Experts: MaxExperts + 1, Used: 2, FFN: 16}},
+		{"Used 0", Config{Experts: 8, Used: 0, FFN: 16}},
+		{"Used 9", Config{Experts: 8, Used: 9, FFN: 16}},
+		{"FFN 0", Config{Experts: 8, Used: 2, FFN: 0}},
+		{"SharedFFN -1", Config{Experts: 8, Used: 2, FFN: 16, SharedFFN: -1}},
 	} {
 		err := b.e.Validate()
 		if err == nil || !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), b.field) {
-			t.Errorf("Validate of %+v: %v, want an error wrapping unit00.ErrInvalid that names %s", b.e, err, b.field)
+			t.Errorf("Validate of %+v: %v, want an error wrapping unit00.ErrInvalid that names the first field at fault with its value, %q", b.e, err, b.field)
 		}
 	}
 }
@@ -118,6 +118,23 @@ func TestC6_4_RandomWeights(t *testing.T) {
 	}
 }
 
+// TestC6_4_RandomWeightsNarrow: the smallest shapes RandomWeights must
+// draw in full: one expert of width 1, and a shared expert of width 1.
+func TestC6_4_RandomWeightsNarrow(t *testing.T) {
+	n := models[0]
+	w, err := RandomWeights(n.c, Config{Experts: 1, Used: 1, FFN: 1, SharedFFN: 1}, 4)
+	if err != nil {
+		t.Fatalf("RandomWeights of one expert and a shared expert, each 1 wide: %v", err)
+	}
+	mw := moeOf(t, w, 1).Weights()
+	if o, i := mw.Gate[0].Dims(); o != 1 || i != n.c.Dim || mw.SharedGate == nil || len(mw.SharedGateInp) != n.c.Dim {
+		t.Fatalf("one expert 1 wide and a shared expert 1 wide: expert 0's gate is %d×%d, the shared gate %v: want 1×%d, and a shared expert", o, i, mw.SharedGate, n.c.Dim)
+	}
+	if o, i := mw.SharedDown.Dims(); o != n.c.Dim || i != 1 {
+		t.Errorf("the shared down projection is %d×%d, want %d×1", o, i, n.c.Dim)
+	}
+}
+
 func TestC6_4_RandomWeightsSeeded(t *testing.T) {
 	n := models[1]
 	w1, err1 := RandomWeights(n.c, n.e, 9)
@@ -144,6 +161,16 @@ func TestC6_4_RandomWeightsSeeded(t *testing.T) {
 		if fmt.Sprint(a[i]) == fmt.Sprint(d[i]) {
 			t.Errorf("matrix %d is the same for seeds 9 and 10", i)
 		}
+	}
+	// The attention is unit05's RandomWeights for the config with FFN 1.
+	one := n.c
+	one.FFN = 1
+	dense, err := unit05.RandomWeights(one, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(data(t, dense.Layers[2].Wq)) != fmt.Sprint(a[0]) || fmt.Sprint(dense.Layers[1].Bk) != fmt.Sprint(w1.Layers[1].Bk) {
+		t.Errorf("layer 2's attn_q or layer 1's attn_k bias is not unit05.RandomWeights's for the config with FFN 1 and the same seed")
 	}
 	if fmt.Sprint(a[3]) == fmt.Sprint(data(t, moeOf(t, w1, 0).Weights().Gate[4])) {
 		t.Errorf("experts 4 and 5 of layer 0 have the same gate: every matrix needs its own draw")
@@ -191,16 +218,16 @@ func TestC6_4_RandomWeightsScale(t *testing.T) {
 func TestC6_4_RandomWeightsErrors(t *testing.T) {
 	n := models[0]
 	for _, b := range []struct {
-		what string
+		what string // and what the error must name
 		c    unit05.Config
 		e    Config
 	}{
 		{"Used 0", n.c, Config{Experts: 4, Used: 0, FFN: 8}},
 		{"FFN 0", n.c, Config{Experts: 4, Used: 2}},
-		{"Dim 0", unit05.Config{Layers: 1, Heads: 1, KVHeads: 1, HeadDim: 2, FFN: 1, Vocab: 4, MaxSeq: 4, RopeBase: 1e4}, n.e},
+		{"Dim", unit05.Config{Layers: 1, Heads: 1, KVHeads: 1, HeadDim: 2, FFN: 1, Vocab: 4, MaxSeq: 4, RopeBase: 1e4}, n.e},
 	} {
-		if w, err := RandomWeights(b.c, b.e, 1); err == nil || w != nil || !errors.Is(err, unit00.ErrInvalid) {
-			t.Errorf("RandomWeights with %s: %v, want no weights and an error wrapping unit00.ErrInvalid", b.what, err)
+		if w, err := RandomWeights(b.c, b.e, 1); err == nil || w != nil || !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), b.what) {
+			t.Errorf("RandomWeights with %s: %v, want no weights and an error wrapping unit00.ErrInvalid that names %s (check e before drawing anything)", b.what, err, b.what)
 		}
 	}
 }

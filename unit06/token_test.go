@@ -61,6 +61,14 @@ func TestC6_2_NewErrors(t *testing.T) {
 		{"ffn_down_shexp", "a shared down transposed", func(w *Weights) { w.SharedDown = mat(s.sharedFFN, s.dim) }},
 		{"ffn_gate_shexp", "a shared gate input alone", func(w *Weights) { w.SharedGate, w.SharedUp, w.SharedDown = nil, nil, nil }},
 		{"ffn_gate_inp_shexp", "a shared up and down alone", func(w *Weights) { w.SharedGateInp, w.SharedGate = nil, nil }},
+		{"ffn_gate_exps", "experts of no width (FFN 0)", func(w *Weights) {
+			for e := range w.Gate {
+				w.Gate[e], w.Up[e], w.Down[e] = mat(0, s.dim), mat(0, s.dim), mat(s.dim, 0)
+			}
+		}},
+		{"ffn_gate_shexp", "a shared expert of no width", func(w *Weights) {
+			w.SharedGate, w.SharedUp, w.SharedDown = mat(0, s.dim), mat(0, s.dim), mat(s.dim, 0)
+		}},
 	} {
 		l := newTestLayer(s, 4)
 		b.edit(l.w)
@@ -78,7 +86,7 @@ func TestC6_2_NewErrors(t *testing.T) {
 	}
 	// The extremes that are valid: one expert used of one, MaxExperts
 	// experts all used, and a shared expert as wide as the model.
-	for _, s := range []moeShape{{"1 of 1", 4, 3, 1, 1, false, 0}, {"all of MaxExperts", 2, 1, MaxExperts, MaxExperts, true, 0}, {"shared", 5, 2, 2, 1, false, 5}} {
+	for _, s := range []moeShape{{"1 of 1", 4, 3, 1, 1, false, 0}, {"all of MaxExperts", 2, 1, MaxExperts, MaxExperts, true, 0}, {"shared", 5, 2, 2, 1, false, 5}, {"one wide", 1, 3, 2, 1, false, 0}} {
 		if _, err := New(newTestLayer(s, 5).w); err != nil {
 			t.Errorf("New of %s: %v", s.name, err)
 		}
