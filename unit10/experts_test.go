@@ -205,7 +205,7 @@ func renameKeys(from, to string) func([]KV) []KV {
 // in order, bound without a copy (but F32, copied for the GEMM); the
 // router and the shared expert are bound as LoadWeights binds matrices.
 func TestC10_6_LoadMoE(t *testing.T) {
-	for _, spec := range []ModelSpec{moeSpec("llama", unit01.Q4_0), moeSpec("qwen2moe", unit01.Q8_0), moeSpec("llama", unit01.F32)} {
+	for _, spec := range []ModelSpec{moeSpec("llama", unit01.Q4_0), moeSpec("qwen2moe", unit01.Q8_0), moeSpec("llama", unit01.F32), moeSpec("llama", unit01.F16)} {
 		f := openModel(t, spec)
 		c, err := LoadConfig(f, 0)
 		if err != nil {
