@@ -70,6 +70,92 @@ func TestC10_6_LoadExperts(t *testing.T) {
 	}
 }
 
+// TestC10_6_LoadExpertsEdges calls LoadExperts directly on edited metadata:
+// the limits that are still valid, and errors that no other check catches
+// first.
+func TestC10_6_LoadExpertsEdges(t *testing.T) {
+	base := openModel(t, moeSpec("llama", unit01.Q8_0))
+	c, err := LoadConfig(base, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(edit func([]KV) []KV) *File {
+		return rewriteKVs(t, edit(append([]KV(nil), base.KV...)), Tensors(base))
+	}
+	if e, err := LoadExperts(with(setU32("llama.expert_count", 512)), c); err != nil || e.Experts != 512 {
+		t.Errorf("LoadExperts with expert_count 512, llama.cpp's limit: %+v, %v; want 512 experts and no error", e, err)
+	}
+	for _, b := range []struct {
+		what string
+		f    *File
+		c    unit05.Config
+		says string
+	}{
+		{"no general.architecture", with(dropKey("general.architecture")), c, "general.architecture"},
+		{"expert_count stored as a STRING", with(setKV("llama.expert_count", TypeString, "4")), c, "STRING"},
+		{"expert_used_count stored as a STRING", with(setKV("llama.expert_used_count", TypeString, "2")), c, "STRING"},
+		{"a config of FFN 0 (not LoadConfig's)", base, unit05.Config{Dim: c.Dim}, "FFN 0"},
+	} {
+		if e, err := LoadExperts(b.f, b.c); err == nil || !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), b.says) {
+			t.Errorf("LoadExperts with %s: %+v, %v; want an error wrapping unit00.ErrInvalid that names %s", b.what, e, err, b.says)
+		}
+	}
+	// qwen2moe: one expert of one is a mixture too; widths up to 2³¹−1
+	// are read (binding them is another matter); a width of the wrong type
+	// is an error.
+	q := openModel(t, moeSpec("qwen2moe", unit01.F32))
+	qc, err := LoadConfig(q, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qwith := func(edit func([]KV) []KV) *File { return rewriteKVs(t, edit(append([]KV(nil), q.KV...)), Tensors(q)) }
+	one := qwith(both(setU32("qwen2moe.expert_count", 1), setU32("qwen2moe.expert_used_count", 1)))
+	if e, err := LoadExperts(one, qc); err != nil || e.Experts != 1 || e.Used != 1 {
+		t.Errorf("LoadExperts of a qwen2moe file of one expert, one used: %+v, %v; want 1 of 1", e, err)
+	}
+	if e, err := LoadExperts(qwith(setU32("qwen2moe.expert_shared_feed_forward_length", 1<<31-1)), qc); err != nil || e.SharedFFN != 1<<31-1 {
+		t.Errorf("LoadExperts with expert_shared_feed_forward_length 2³¹−1: %+v, %v; want it read", e, err)
+	}
+	if _, err := LoadExperts(qwith(setKV("qwen2moe.expert_feed_forward_length", TypeString, "32")), qc); err == nil || !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), "expert_feed_forward_length") || !strings.Contains(err.Error(), "STRING") {
+		t.Errorf("LoadExperts with expert_feed_forward_length stored as a STRING: %v; want an error wrapping unit00.ErrInvalid that names it", err)
+	}
+	// LoadMoE of experts that do not fit unit06's rules (none used): the
+	// error names the layer.
+	e, err := LoadExperts(base, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Used = 0
+	if m, err := LoadMoE(base, 1, c, e); m != nil || !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), "blk.1: ") {
+		t.Errorf("LoadMoE of layer 1 with no expert used: %v; want no block and an error wrapping unit00.ErrInvalid that names the layer, \"blk.1: …\"", err)
+	}
+	// A shared expert one wide (F32, so any width is a whole row).
+	spec := moeSpec("qwen2moe", unit01.F32)
+	spec.Experts.SharedFFN = 1
+	m, err := Load(writeModel(t, spec), 0, nil)
+	if err != nil {
+		t.Fatalf("Load of a qwen2moe model whose shared expert is one wide: %v", err)
+	}
+	defer m.Close()
+	if mw := m.Model.Weights.Layers[0].MoE.(*unit06.MoE).Weights(); mw.SharedGate == nil || mw.SharedDown == nil {
+		t.Errorf("a shared expert one wide was not bound")
+	}
+}
+
+// twiceAsWide doubles a tensor's first dimension (and its bytes): the rows
+// are as many, but each is twice as long as it should be.
+func twiceAsWide(name string) func([]Tensor) []Tensor {
+	return func(ts []Tensor) []Tensor {
+		for i, t := range ts {
+			if t.Name == name {
+				ts[i].Dims = append([]uint64{2 * t.Dims[0]}, t.Dims[1:]...)
+				ts[i].Data = append(append([]byte(nil), t.Data...), t.Data...)
+			}
+		}
+		return ts
+	}
+}
+
 // rewriteKVs writes a file of kvs and tensors and opens it.
 func rewriteKVs(t *testing.T, kvs []KV, tensors []Tensor) *File {
 	t.Helper()
@@ -130,7 +216,10 @@ func TestC10_6_BadExperts(t *testing.T) {
 			{name: "a selection bias", tensors: addTensors("blk.0.exp_probs_b.bias"), kind: uns, says: []string{"blk.0.exp_probs_b.bias"}},
 			{name: "one tensor per expert", tensors: addTensors("blk.0.ffn_gate.0.weight"), kind: uns, says: []string{"blk.0.ffn_gate.0.weight"}},
 			{name: "experts without a gate", tensors: dropTensors("blk.0.ffn_gate_exps.weight"), kind: uns, says: []string{"blk.0.ffn_gate_exps.weight"}},
-			{name: "blk.1.ffn_down_exps.weight missing", tensors: dropTensors("blk.1.ffn_down_exps.weight"), kind: inv, says: []string{"blk.1.ffn_down_exps.weight"}},
+			{name: "blk.1.ffn_down_exps.weight missing", tensors: dropTensors("blk.1.ffn_down_exps.weight"), kind: inv, says: []string{"no tensor named", "blk.1.ffn_down_exps.weight"}},
+			{name: "a router twice as wide", tensors: twiceAsWide("blk.0.ffn_gate_inp.weight"), kind: inv, says: []string{"blk.0.ffn_gate_inp.weight", "has dims"}},
+			{name: "blk.1.ffn_up_exps.weight twice as wide", tensors: twiceAsWide("blk.1.ffn_up_exps.weight"), kind: inv, says: []string{"blk.1.ffn_up_exps.weight", "has dims"}},
+			{name: "no output_norm.weight and no expert used", tensors: dropTensors("output_norm.weight"), kvs: setU32(a+"expert_used_count", 0), kind: inv, says: []string{"output_norm.weight"}},
 			{name: "blk.1.ffn_up_exps.weight of 3 experts", tensors: keepExperts("blk.1.ffn_up_exps.weight", 3), kind: inv, says: []string{"blk.1.ffn_up_exps.weight"}},
 			{name: "blk.0.ffn_gate_inp.weight missing", tensors: dropTensors("blk.0.ffn_gate_inp.weight"), kind: inv, says: []string{"blk.0.ffn_gate_inp.weight"}},
 			{name: "the architecture qwen2", kvs: renameKeys("llama.", "qwen2."), kind: uns, says: []string{"qwen2.expert_count = 4"}},
@@ -235,7 +324,10 @@ func TestC10_6_LoadMoE(t *testing.T) {
 				m.Row(row, r)
 				oracle.AssertBound(t, fmt.Sprintf("%s expert %d row %d", name, expert, r), row, want[r*in:(r+1)*in], absBound(want[r*in:(r+1)*in]), nil)
 			}
+			_, dense := m.(*unit05.Dense)
 			switch q, ok := m.(*unit09.QMatrix); {
+			case info.Type == unit01.F32 && !dense:
+				t.Errorf("%s expert %d: an F32 matrix bound as %T, want a *unit05.Dense copy for the float32 GEMM", name, expert, m)
 			case info.Type == unit01.F32:
 			case !ok:
 				t.Errorf("%s expert %d: a %v matrix bound as %T, want a *unit09.QMatrix view of the file", name, expert, info.Type, m)
@@ -299,6 +391,11 @@ func TestC10_6_Load(t *testing.T) {
 			got = append(got, logits.Row(r)...)
 		}
 		oracle.AssertCloseShape(t, fmt.Sprintf("%s: the loaded model's logits against the oracle on the file's weights [position, token]", spec.Arch), got, want, []int{len(tokens), c.Vocab}, oracle.Tol{Atol: 1e-4, Rtol: 1e-4})
+		// A context no process could address: unit05's NewModel refuses
+		// it, and Load says so.
+		if m, err := Load(path, 1<<44, nil); m != nil || !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), path) {
+			t.Errorf("Load of a %s mixture of experts for 2⁴⁴ positions: %v; want no model and NewModel's error, naming the file", spec.Arch, err)
+		}
 	}
 }
 

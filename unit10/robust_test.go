@@ -127,6 +127,24 @@ func quantizeNorm(name string) func([]Tensor) []Tensor {
 	}
 }
 
+// retype gives the named tensor type dt, whose blocks of blockElems
+// elements take blockBytes bytes, with zero bytes of the size its dims
+// then need: a well-formed tensor of a type the loader must refuse.
+func retype(name string, dt unit01.DType, blockBytes, blockElems int) func([]Tensor) []Tensor {
+	return func(ts []Tensor) []Tensor {
+		for i, t := range ts {
+			if t.Name == name {
+				n := 1
+				for _, d := range t.Dims {
+					n *= int(d)
+				}
+				ts[i] = Tensor{Name: name, Dims: t.Dims, Type: dt, Data: make([]byte, n/blockElems*blockBytes)}
+			}
+		}
+		return ts
+	}
+}
+
 func craftedModels() []crafted {
 	const a = "llama."
 	inv, uns := unit00.ErrInvalid, unit00.ErrUnsupported
@@ -146,11 +164,13 @@ func craftedModels() []crafted {
 		// Counts that describe no model.
 		{name: "embedding_length 0", kvs: setU32(a+"embedding_length", 0), kind: inv, says: []string{"embedding_length = 0"}},
 		{name: "embedding_length 2^40", kvs: setU32(a+"embedding_length", 1<<40), kind: inv, says: []string{"embedding_length = 1099511627776"}},
-		{name: "block_count 0", kvs: setU32(a+"block_count", 0), kind: inv, says: []string{"block_count = 0"}},
+		{name: "block_count 0", kvs: setU32(a+"block_count", 0), kind: inv, says: []string{"block_count = 0", "at least one block"}},
 		{name: "block_count 1e9", kvs: setU32(a+"block_count", 1e9), kind: inv, says: []string{"block_count = 1000000000", "2 blocks"}},
-		{name: "block_count 1 (the file has 2)", kvs: setU32(a+"block_count", 1), kind: inv, says: []string{"block_count = 1", "2 blocks"}},
+		{name: "block_count 1 (the file has 2)", kvs: setU32(a+"block_count", 1), kind: inv, says: []string{"block_count = 1", "2 blocks", "blk.1)"}},
 		{name: "feed_forward_length 0", kvs: setU32(a+"feed_forward_length", 0), kind: inv, says: []string{"feed_forward_length = 0"}},
 		{name: "context_length 0", kvs: setU32(a+"context_length", 0), kind: inv, says: []string{"context_length = 0"}},
+		{name: "no layer_norm_rms_epsilon", kvs: dropKey(a + "attention.layer_norm_rms_epsilon"), kind: inv, says: []string{"no metadata key", "layer_norm_rms_epsilon"}},
+		{name: "no token_embd.weight", tensors: dropTensors("token_embd.weight"), kind: inv, says: []string{`no tensor named "token_embd.weight"`}},
 		{name: "layer_norm_rms_epsilon 0", kvs: setF32(a+"attention.layer_norm_rms_epsilon", 0), kind: inv, says: []string{"layer_norm_rms_epsilon = 0"}},
 		{name: "rope.freq_base -1", kvs: setF32(a+"rope.freq_base", -1), kind: inv, says: []string{"rope.freq_base = -1"}},
 		{name: "rope.freq_base NaN", kvs: setF32(a+"rope.freq_base", float32(math.NaN())), kind: inv, says: []string{"rope.freq_base = NaN"}},
@@ -159,6 +179,8 @@ func craftedModels() []crafted {
 		{name: "no block tensors", tensors: dropTensors("blk."), kind: inv, says: []string{"block_count = 2", "no block tensors"}},
 		{name: "token_embd.weight of 1 dimension", tensors: flatten("token_embd.weight"), kind: inv, says: []string{"token_embd.weight has 1 dimensions"}},
 		{name: "output_norm.weight stored as Q8_0", tensors: quantizeNorm("output_norm.weight"), kind: uns, says: []string{"output_norm.weight", "Q8_0"}},
+		{name: "blk.0.attn_q.weight stored as Q2_K (a ggml type this engine does not multiply)", tensors: retype("blk.0.attn_q.weight", unit01.DType(10), 84, 256), kind: uns, says: []string{"blk.0.attn_q.weight"}},
+		{name: "output_norm.weight stored as F64 (a ggml type, but no norm's)", tensors: retype("output_norm.weight", unit01.DType(28), 8, 1), kind: uns, says: []string{"output_norm.weight"}},
 		// The vocabulary: the array whose length is wrong is the one named.
 		{name: "tokens cut to 100", kvs: cutArray("tokenizer.ggml.tokens", 100), kind: inv, says: []string{"tokenizer.ggml.tokens has 100", "300"}},
 		{name: "tokens and token types cut to 280", kvs: both(cutArray("tokenizer.ggml.tokens", 280), cutArray("tokenizer.ggml.token_type", 280)), kind: inv, says: []string{"tokenizer.ggml.tokens has 280", "300"}},
