@@ -23,6 +23,16 @@ func LogSoftmaxRow(dst, x []float32, temp float32, mask []float32) {
 	panic("TODO(2.4): write LogSoftmaxRow, see docs/unit02.md")
 }
 
+// SoftmaxParts sets dst[i] = e^(x[i]·scale − m), where m is the largest
+// x[i]·scale, and returns m and the sum of dst (added up in float64): a
+// softmax before its division, the form in which flash attention (unit08)
+// folds a row's scores in block by block. A row whose every x·scale is
+// −Inf, or an empty row, gives zeros, m = −Inf and a sum of 0. dst may be
+// x. It panics (unit00.Check) when the lengths differ or scale ≤ 0.
+func SoftmaxParts(dst, x []float32, scale float32) (m, sum float32) {
+	panic("TODO(2.4): write SoftmaxParts, see docs/unit02.md")
+}
+
 // Softmax applies SoftmaxRow to every row (the last axis) of the contiguous
 // F32 tensor x, writing into dst of the same shape; temperature 1, no mask.
 // Errors as RMSNorm's: a dtype other than F32 wraps unit00.ErrUnsupported;
