@@ -12,8 +12,12 @@ type Model struct {
 	Config  Config
 	Weights *Weights
 	Pool    *unit03.Pool // the threads of the matrix products; nil: one
-	rope    *Rope
-	arena   *unit01.Arena
+	// Attention, when set, computes every block's attention in place of
+	// the model's own roads (Attention for a row, products for a band of
+	// rows): unit08's flash attention plugs in here.
+	Attention Attender
+	rope      *Rope
+	arena     *unit01.Arena
 }
 
 // NewModel checks c and w and prepares a model: the RoPE tables for

@@ -57,6 +57,16 @@ type FFN interface {
 	FeedForward(p *unit03.Pool, out, x unit03.Mat)
 }
 
+// Attender is an attention road that a Model can be given in place of its
+// own: unit08's flash attention is one. Attend has the contract of
+// Attention, with k and v exactly pos0+T rows (the positions the last query
+// row sees), the work shared out over p (nil: one thread). Like a Model, an
+// Attender may keep scratch memory of its own, so it is not safe for
+// concurrent use.
+type Attender interface {
+	Attend(p *unit03.Pool, out, q, k, v unit03.Mat, heads, kvHeads, pos0 int)
+}
+
 // Layer is one transformer block's weights, named after their GGUF
 // tensors (blk.N.attn_q.weight, …).
 type Layer struct {

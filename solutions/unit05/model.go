@@ -17,8 +17,12 @@ type Model struct {
 	Config  Config
 	Weights *Weights
 	Pool    *unit03.Pool // the threads of the matrix products; nil: one
-	rope    *Rope
-	arena   *unit01.Arena
+	// Attention, when set, computes every block's attention in place of
+	// the model's own roads (Attention for a row, products for a band of
+	// rows): unit08's flash attention plugs in here.
+	Attention Attender
+	rope      *Rope
+	arena     *unit01.Arena
 	// attend shares a block's attention out over Pool by rows; kept in
 	// the Model, it costs no allocation per call (a closure handed to the
 	// pool would escape to the heap).
@@ -162,12 +166,17 @@ func (m *Model) block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	m.rope.RotateHeads(q, pos0)
 	m.rope.RotateHeads(k, pos0)
 	att := m.scratch(T, c.QDim())
-	parts := min(m.Pool.Threads(), T)
-	task := m.attend
-	*task = attentionTask{out: att, q: q, k: keys.Block(0, pos0+T, 0, c.KVDim()), v: values.Block(0, pos0+T, 0, c.KVDim()),
-		heads: c.Heads, kvHeads: c.KVHeads, pos0: pos0, parts: parts, scores: m.scratch(parts, T*(pos0+T))}
-	m.Pool.RunTask(parts, task)
-	*task = attentionTask{}   // drop the views of the arena
+	past, pastV := keys.Block(0, pos0+T, 0, c.KVDim()), values.Block(0, pos0+T, 0, c.KVDim())
+	if m.Attention != nil {
+		m.Attention.Attend(m.Pool, att, q, past, pastV, c.Heads, c.KVHeads, pos0)
+	} else {
+		parts := min(m.Pool.Threads(), T)
+		task := m.attend
+		*task = attentionTask{out: att, q: q, k: past, v: pastV,
+			heads: c.Heads, kvHeads: c.KVHeads, pos0: pos0, parts: parts, scores: m.scratch(parts, T*(pos0+T))}
+		m.Pool.RunTask(parts, task)
+		*task = attentionTask{} // drop the views of the arena
+	}
 	w.Wo.MulT(m.Pool, n, att) // n is free again: reuse it for the projection
 	addRows(x, n)
 
