@@ -54,7 +54,7 @@ help:
 	@echo '  make demo                  build the engine and run it on a tiny synthetic model'
 	@echo '  make engine                build bin/llm (from IMPL, default ref)'
 	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
-	@echo '  make bench-llamacpp        the engine against llama.cpp, prefill and decode tok/s (needs node)'
+	@echo '  make bench-llamacpp        the engine against llama.cpp, prefill and decode tok/s (needs node; D=0,1024,4096 at depth)'
 	@echo '  make fmt | make lint | make tools'
 
 forge:

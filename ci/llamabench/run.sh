@@ -4,8 +4,8 @@
 # `llm bench --json` and bench.mjs with the same settings, and prints a
 # Markdown table. See ci/llamabench/README.md. Not part of make test.
 #
-# Settings (environment): MODEL, THREADS (1,2), P (512), N (128), R (3),
-# GO (go).
+# Settings (environment): MODEL, THREADS (1,2), P (512), N (128), D (0:
+# llama-bench's depths, a comma list such as 0,1024,4096), R (3), GO (go).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -13,6 +13,7 @@ MODEL=${MODEL:-/tmp/forge-bench-tinyllama-q4_0.gguf}
 THREADS=${THREADS:-1,2}
 P=${P:-512}
 N=${N:-128}
+D=${D:-0}
 R=${R:-3}
 GO=${GO:-go}
 
@@ -29,11 +30,11 @@ fi
 out=$(mktemp -d /tmp/forge-llamabench.XXXXXX)
 echo "load before the runs: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (anything busy skews both engines)" >&2
 
-echo "Forge: bin/llm bench -m $MODEL -p $P -n $N -t $THREADS -r $R --json" >&2
-bin/llm bench -m "$MODEL" -p "$P" -n "$N" -t "$THREADS" -r "$R" --json | tee "$out/forge.jsonl" >&2
+echo "Forge: bin/llm bench -m $MODEL -p $P -n $N -d $D -t $THREADS -r $R --json" >&2
+bin/llm bench -m "$MODEL" -p "$P" -n "$N" -d "$D" -t "$THREADS" -r "$R" --json | tee "$out/forge.jsonl" >&2
 
-echo "llama.cpp: node ci/llamabench/bench.mjs $MODEL --threads $THREADS -p $P -n $N -r $R" >&2
-node ci/llamabench/bench.mjs "$MODEL" --threads "$THREADS" -p "$P" -n "$N" -r "$R" | tee "$out/llamacpp.jsonl" >&2
+echo "llama.cpp: node ci/llamabench/bench.mjs $MODEL --threads $THREADS -p $P -n $N -d $D -r $R" >&2
+node ci/llamabench/bench.mjs "$MODEL" --threads "$THREADS" -p "$P" -n "$N" -d "$D" -r "$R" | tee "$out/llamacpp.jsonl" >&2
 
 echo "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out" >&2
 echo

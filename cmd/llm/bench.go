@@ -18,7 +18,7 @@ import (
 
 var benchCommand = &command{
 	name:     "bench",
-	synopsis: "-m MODEL.gguf [-p 512] [-n 128] [-t 1,2] [-r 3] [--json]",
+	synopsis: "-m MODEL.gguf [-p 512] [-n 128] [-d 0] [-t 1,2] [-r 3] [--json]",
 	summary:  "prompt processing and generation speed, llama-bench style",
 	setup:    setupBench,
 	help: `
@@ -28,12 +28,19 @@ step each, after an untimed prompt of 8 tokens. The tokens are fixed (BOS,
 then pseudo-random ids; no sampling), the same on every run. Each test
 runs once to warm up (as llama-bench: the whole prompt, or one step), then
 -r times, for every thread count of -t; t/s is the mean tokens per second
-± the sample standard deviation over the repetitions. -p, -n and -t take
-comma lists and repeat; -p 0 or -n 0 skips that test.
+± the sample standard deviation over the repetitions. -p, -n, -d and -t
+take comma lists and repeat; -p 0 or -n 0 skips that test.
+
+-d is llama-bench's depth: each test runs again after N tokens already in
+the cache (filled untimed, once per thread count and depth; each
+repetition cuts the cache back to them), named "pp512 @ d4096" as
+llama-bench names it. At depth 0 a tg test still follows its 8 untimed
+tokens. Attention's share of a step grows with the depth; the weights'
+does not.
 
 With --json, one JSON object per line and test:
   {"model": "m.gguf", "threads": 2, "test": "pp512", "n_tokens": 512,
-   "tps": 123.4, "tps_stddev": 1.2}
+   "n_depth": 0, "tps": 123.4, "tps_stddev": 1.2}
 
 Example:
   llm gen --shape tinyllama-1.1b --type q4_0 -o /tmp/tl.gguf
@@ -43,27 +50,39 @@ Example:
 type benchOptions struct {
 	model   string
 	pp, tg  []int
+	depths  []int
 	threads []int
 	reps    int
 	json    bool
 }
 
 func setupBench(fs *flagSet) func(*env) error {
-	o := &benchOptions{pp: []int{512}, tg: []int{128}, threads: []int{defaultThreads()}, reps: 3}
+	o := &benchOptions{pp: []int{512}, tg: []int{128}, depths: []int{0}, threads: []int{defaultThreads()}, reps: 3}
 	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
 	fs.ints(&o.pp, "p,n-prompt", "N", "prompt tokens to process, a comma list (default 512)", tokenCount)
 	fs.ints(&o.tg, "n,n-gen", "N", "tokens to generate, a comma list (default 128)", tokenCount)
+	fs.ints(&o.depths, "d,n-depth", "N", "tokens already in the cache before each test, a comma list (default 0)", tokenCount)
 	fs.ints(&o.threads, "t,threads", "N", fmt.Sprintf("thread counts, a comma list (default %d, the CPUs; at most %d)", defaultThreads(), maxThreads), threadCount)
 	fs.integer(&o.reps, "r,repetitions", "N", "repetitions of each test (default 3)", atLeast(1))
 	fs.boolean(&o.json, "json", "print one JSON object per line and test")
 	return func(e *env) error { return doBench(e, o) }
 }
 
-// benchTest is one test: ppN or tgN.
+// benchTest is one test: ppN or tgN, at a depth.
 type benchTest struct {
 	name   string
 	prompt bool // a prefill, else decode steps
 	n      int
+	depth  int // tokens in the cache before the timed part
+}
+
+// prefix is how many tokens the cache holds, untimed, before the test's
+// timed part: the depth, or tgPrompt for a tg test at depth 0.
+func (t benchTest) prefix() int {
+	if !t.prompt && t.depth == 0 {
+		return tgPrompt
+	}
+	return t.depth
 }
 
 type benchJSON struct {
@@ -71,6 +90,7 @@ type benchJSON struct {
 	Threads   int     `json:"threads"`
 	Test      string  `json:"test"`
 	NTokens   int     `json:"n_tokens"`
+	NDepth    int     `json:"n_depth"`
 	TPS       float64 `json:"tps"`
 	TPSStddev float64 `json:"tps_stddev"`
 }
@@ -80,29 +100,42 @@ func doBench(e *env, o *benchOptions) error {
 		return usagef("unexpected argument %q", e.args[0])
 	}
 	var tests []benchTest
-	longest := 1
-	for _, n := range o.pp {
-		if n > 0 {
-			tests = append(tests, benchTest{fmt.Sprintf("pp%d", n), true, n})
-			longest = max(longest, n)
+	context := 1
+	for _, d := range o.depths {
+		add := func(kind string, prompt bool, n int) {
+			name := fmt.Sprintf("%s%d", kind, n)
+			if d > 0 {
+				name += fmt.Sprintf(" @ d%d", d) // llama-bench's name
+			}
+			t := benchTest{name, prompt, n, d}
+			tests = append(tests, t)
+			context = max(context, t.prefix()+n)
 		}
-	}
-	for _, n := range o.tg {
-		if n > 0 {
-			tests = append(tests, benchTest{fmt.Sprintf("tg%d", n), false, n})
-			longest = max(longest, n)
+		for _, n := range o.pp {
+			if n > 0 {
+				add("pp", true, n)
+			}
+		}
+		for _, n := range o.tg {
+			if n > 0 {
+				add("tg", false, n)
+			}
 		}
 	}
 	if len(tests) == 0 {
 		return usagef("nothing to measure: -p and -n are both 0")
 	}
+	if context > maxCtx {
+		return usagef("-d %d with -p/-n of %d needs a context of %d tokens, more than %d", slices.Max(o.depths), context-slices.Max(o.depths), context, maxCtx)
+	}
 	if o.model == "" {
 		return usagef("no model: give -m MODEL.gguf")
 	}
-	// The context holds the longest test: a prompt, or the short prompt
-	// of a tg test and its steps. The model's scratch is sized for the
-	// most threads of -t, so that every pool of the list fits in it.
-	m, err := loadModel(e, o.model, longest+tgPrompt, slices.Max(o.threads), "-p/-n")
+	// The context holds the longest test: its prefix (a depth, or the
+	// short prompt of a tg test) and its tokens. The model's scratch is
+	// sized for the most threads of -t, so that every pool of the list
+	// fits in it.
+	m, err := loadModel(e, o.model, context, slices.Max(o.threads), "-p/-n/-d")
 	if err != nil {
 		return err
 	}
@@ -110,12 +143,12 @@ func doBench(e *env, o *benchOptions) error {
 	ctx, stop := withSignal(e.ctx)
 	defer stop()
 
-	b := &bencher{s: unit07.NewSession(m.net), ctx: ctx, tokens: benchTokens(m, longest+tgPrompt)}
+	b := &bencher{s: unit07.NewSession(m.net), ctx: ctx, tokens: benchTokens(m, context)}
 	label, size, params := modelLabel(m)
 	header := !o.json
 	row := func(threads int, t benchTest, mean, sd float64) error {
 		if o.json {
-			b, err := json.Marshal(benchJSON{Model: o.model, Threads: threads, Test: t.name, NTokens: t.n, TPS: mean, TPSStddev: sd})
+			b, err := json.Marshal(benchJSON{Model: o.model, Threads: threads, Test: t.name, NTokens: t.n, NDepth: t.depth, TPS: mean, TPSStddev: sd})
 			if err != nil {
 				return err
 			}
@@ -123,12 +156,12 @@ func doBench(e *env, o *benchOptions) error {
 			return err
 		}
 		if header {
-			fmt.Fprintf(e.stdout, "| %-24s | %10s | %8s | %7s | %6s | %18s |\n", "model", "size", "params", "threads", "test", "t/s")
+			fmt.Fprintf(e.stdout, "| %-24s | %10s | %8s | %7s | %14s | %18s |\n", "model", "size", "params", "threads", "test", "t/s")
 			fmt.Fprintf(e.stdout, "| %s | %s: | %s: | %s: | %s: | %s: |\n", strings.Repeat("-", 24), strings.Repeat("-", 9),
-				strings.Repeat("-", 7), strings.Repeat("-", 6), strings.Repeat("-", 5), strings.Repeat("-", 17))
+				strings.Repeat("-", 7), strings.Repeat("-", 6), strings.Repeat("-", 13), strings.Repeat("-", 17))
 			header = false
 		}
-		_, err := fmt.Fprintf(e.stdout, "| %-24s | %10s | %8s | %7d | %6s | %18s |\n", label, size, params, threads, t.name,
+		_, err := fmt.Fprintf(e.stdout, "| %-24s | %10s | %8s | %7d | %14s | %18s |\n", label, size, params, threads, t.name,
 			fmt.Sprintf("%.2f ± %.2f", mean, sd))
 		return err
 	}
@@ -143,6 +176,7 @@ func doBench(e *env, o *benchOptions) error {
 			if pool != m.pool {
 				defer pool.Close()
 			}
+			b.s.Reset() // a prefix filled on another pool is filled again on this one
 			for _, t := range tests {
 				// The warm-up, as llama-bench's: the whole prompt of a pp
 				// test, one step of a tg test. It pulls the memory-mapped
@@ -199,39 +233,59 @@ func benchTokens(m *model, n int) []int {
 	return tokens
 }
 
-// bencher runs the tests on one session.
+// bencher runs the tests on one session. Every test feeds the same
+// sequence, tokens, from its start, so the cache always holds
+// tokens[:s.Len()].
 type bencher struct {
 	s      *unit07.Session
 	ctx    context.Context
 	tokens []int
 }
 
-// run runs a test once from an empty cache and returns its time: a
-// prefill of t.n tokens, or t.n decode steps after tgPrompt untimed ones.
+// run runs a test once and returns its time: a prefill of t.n tokens, or
+// t.n decode steps, after t.prefix() tokens in the cache.
 func (b *bencher) run(t benchTest) (time.Duration, error) {
 	if b.ctx.Err() != nil {
 		return 0, interrupted
 	}
+	if err := b.fill(t.prefix()); err != nil {
+		return 0, err
+	}
 	runtime.GC()
-	b.s.Reset()
+	p := t.prefix()
 	if t.prompt {
 		start := time.Now()
-		_, err := b.s.Prefill(b.tokens[:t.n])
+		_, err := b.s.Prefill(b.tokens[p : p+t.n])
 		return time.Since(start), err
-	}
-	if _, err := b.s.Prefill(b.tokens[:tgPrompt]); err != nil {
-		return 0, err
 	}
 	start := time.Now()
 	for i := range t.n {
 		if i%16 == 15 && b.ctx.Err() != nil {
 			return 0, interrupted
 		}
-		if _, err := b.s.Step(b.tokens[tgPrompt+i]); err != nil {
+		if _, err := b.s.Step(b.tokens[p+i]); err != nil {
 			return 0, err
 		}
 	}
 	return time.Since(start), nil
+}
+
+// fill leaves exactly tokens[:n] in the cache, untimed: cut back to them
+// when the cache holds as many (every repetition after the first),
+// else the missing ones prefilled in pieces of 512.
+func (b *bencher) fill(n int) error {
+	if n <= b.s.Len() {
+		return b.s.Truncate(n)
+	}
+	for start := b.s.Len(); start < n; start += 512 {
+		if b.ctx.Err() != nil {
+			return interrupted
+		}
+		if _, err := b.s.Prefill(b.tokens[start:min(start+512, n)]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // meanStddev returns the mean and the sample standard deviation (0 for

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/llmforge/forge/unit04"
+	"github.com/llmforge/forge/unit05"
 	"github.com/llmforge/forge/unit07"
 	"github.com/llmforge/forge/unit10"
 )
@@ -380,13 +381,26 @@ func TestBench(t *testing.T) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		if fmt.Sprint(keys) != "[model n_tokens test threads tps tps_stddev]" || j["model"] != path || j["tps"].(float64) <= 0 {
+		if fmt.Sprint(keys) != "[model n_depth n_tokens test threads tps tps_stddev]" || j["model"] != path || j["tps"].(float64) <= 0 || j["n_depth"] != 0.0 {
 			t.Errorf("bench --json line %q: keys %v", l, keys)
 		}
 		tests = append(tests, fmt.Sprintf("%v/%v/%v", j["threads"], j["test"], j["n_tokens"]))
 	}
 	if fmt.Sprint(tests) != "[1/pp16/16 1/tg4/4 2/pp16/16 2/tg4/4]" {
 		t.Errorf("bench ran %v", tests)
+	}
+	// At depth: the same tests after 0 and 40 tokens in the cache, named
+	// as llama-bench names them.
+	var depth []string
+	for _, l := range strings.Split(strings.TrimSpace(ok(t, "bench", "-m", path, "-p", "16", "-n", "4", "-d", "0,40", "-r", "2", "--json")), "\n") {
+		var j benchJSON
+		if err := json.Unmarshal([]byte(l), &j); err != nil || j.TPS <= 0 {
+			t.Fatalf("bench -d line %q: %v", l, err)
+		}
+		depth = append(depth, fmt.Sprintf("%s/%d/%d", j.Test, j.NTokens, j.NDepth))
+	}
+	if fmt.Sprint(depth) != "[pp16/16/0 tg4/4/0 pp16 @ d40/16/40 tg4 @ d40/4/40]" {
+		t.Errorf("bench -d 0,40 ran %v", depth)
 	}
 	table := ok(t, "bench", "-m", path, "-p", "8", "-n", "0", "-r", "1")
 	if lines := strings.Split(strings.TrimSpace(table), "\n"); len(lines) != 3 || !strings.Contains(lines[2], "| llama ") || !strings.Contains(lines[2], "pp8") || !strings.Contains(lines[2], "Q8_0") {
@@ -471,4 +485,58 @@ func TestMixtureOfExperts(t *testing.T) {
 		}
 	}
 	ok(t, "run", "-m", out, "-p", "Hello", "-n", "4", "--json")
+}
+
+// TestBenchFill: a test at depth d runs with exactly the first d tokens of
+// the sequence in the cache: cut back to them when it holds more, the rest
+// prefilled when it holds fewer.
+func TestBenchFill(t *testing.T) {
+	c := unit05.Config{Dim: 16, Layers: 1, Heads: 2, KVHeads: 1, HeadDim: 8, FFN: 8, Vocab: 50, MaxSeq: 200, RopeBase: 10000, RMSEps: 1e-5}
+	w, err := unit05.RandomWeights(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := unit05.NewModel(c, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := make([]int, 200)
+	for i := range tokens {
+		tokens[i] = (7 * i) % c.Vocab
+	}
+	b := &bencher{s: unit07.NewSession(net), ctx: context.Background(), tokens: tokens}
+	for _, tc := range []struct {
+		t   benchTest
+		len int // the cache's length after the run
+	}{
+		{benchTest{"pp16 @ d40", true, 16, 40}, 56},
+		{benchTest{"pp16 @ d40", true, 16, 40}, 56},
+		{benchTest{"tg4 @ d40", false, 4, 40}, 44},
+		{benchTest{"tg4", false, 4, 0}, 12},
+		{benchTest{"pp16", true, 16, 0}, 16},
+		{benchTest{"pp60 @ d100", true, 60, 100}, 160},
+	} {
+		if _, err := b.run(tc.t); err != nil {
+			t.Fatalf("%s: %v", tc.t.name, err)
+		}
+		if b.s.Len() != tc.len {
+			t.Errorf("after %s the cache holds %d positions, want %d", tc.t.name, b.s.Len(), tc.len)
+		}
+	}
+	// The cache holds the sequence's first positions: its last logits are
+	// those of a fresh prefill of the same tokens.
+	last, err := b.s.Prefill(tokens[160:161])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := append([]float32(nil), last...)
+	want, err := unit07.NewSession(net).Prefill(tokens[:161])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if d := got[i] - want[i]; d > 1e-4 || d < -1e-4 {
+			t.Fatalf("logit %d after the bench runs' cache plus one token: %v, want %v as after a fresh prefill of the same 161 tokens", i, got[i], want[i])
+		}
+	}
 }
