@@ -126,7 +126,7 @@ func doBench(e *env, o *benchOptions) error {
 		return usagef("nothing to measure: -p and -n are both 0")
 	}
 	if context > maxCtx {
-		return usagef("-d %d with -p/-n of %d needs a context of %d tokens, more than %d", slices.Max(o.depths), context-slices.Max(o.depths), context, maxCtx)
+		return usagef("-p/-n/-d: the longest test needs a context of %d tokens (its depth and its tokens), more than %d", context, maxCtx)
 	}
 	if o.model == "" {
 		return usagef("no model: give -m MODEL.gguf")

@@ -51,7 +51,9 @@ func TestContextMemory(t *testing.T) {
 		{[]string{"run", "-m", path, "-p", "hi", "-n", "4", "-c", "4000000000"}, []string{"-c 4000000000: a context of 4000000000 tokens needs", "TiB", "available"}},
 		{[]string{"run", "-m", path, "-p", "hi", "-c", "9223372036854775807"}, []string{"-c 9223372036854775807: a context of", "bytes", "available"}},
 		{[]string{"eval", "-m", path, "--tokens", "1", "-c", "4000000000", "-t", "512"}, []string{"-c 4000000000", "needs", "available"}},
-		{[]string{"bench", "-m", path, "-p", "2000000000", "-n", "0"}, []string{"-p/-n: a context of 2000000008 tokens needs", "lower -p/-n"}},
+		{[]string{"bench", "-m", path, "-p", "2000000000", "-n", "0"}, []string{"-p/-n/-d: a context of 2000000000 tokens needs", "lower -p/-n/-d"}},
+		{[]string{"bench", "-m", path, "-p", "16", "-n", "0", "-d", "0,2000000000"}, []string{"-p/-n/-d: a context of 2000000016 tokens needs", "lower -p/-n/-d"}},
+		{[]string{"bench", "-m", path, "-p", "512", "-n", "0", "-d", "2147483647"}, []string{"-p/-n/-d: the longest test needs a context of 2147484159 tokens"}},
 	} {
 		r := llm(tc.args...)
 		checkError(t, tc.args, r, 2, tc.want[0])
