@@ -207,6 +207,19 @@ var Table = []Boss{
 		},
 	},
 	{
+		Unit: 8, Name: "AttendWithoutTheScoreMatrix", Title: "attend without the score matrix",
+		Gates: []Gate{GateRace},
+		Bars: []Bar{
+			{Metric: "prefill-x-gemm", Cmp: AtLeast, Value: 1.5, Needs: "avx512f", How: "unit05's Block over a 4096-token prompt on TinyLlama's attention shape (32 query heads of 64, 4 KV heads; width 64 and an FFN of 1, so that attention is nearly all of it), one thread, with unit05's own road (a 64-row piece's scores against every position it sees, two GEMMs per head) against Flash through Model.Attention, back to back in one run (PairedRatio): t_gemm/t_flash"},
+			{Metric: "memory-%-gemm", Cmp: AtMost, Value: 6.25, How: "the heap memory New allocates for one worker (measured with runtime.MemStats) against unit05's scores scratch for one thread at the end of that prompt, 64 × 4096 float32: 100·flash/gemm; 1/16 is 6.25%"},
+			{Metric: "decode-2t-x-1t", Cmp: AtLeast, Value: 1.7, Hardware: true, How: "Flash.Decode at position 4000 of the same shape (8 MB of keys and values), 20 steps per timing, on a two-thread Pool against one thread, back to back in one run (PairedRatio): t_1/t_2"},
+			{Metric: "allocs/call", Cmp: AtMost, Value: 0, How: "heap allocations of a decode step and of a prompt's Block with Flash after warm-up (oracle.AllocsPerRun)"},
+			{Metric: "prefill-ms", Cmp: Info, How: "the 4096-token Block with Flash, milliseconds, median of 3"},
+			{Metric: "gemm-prefill-ms", Cmp: Info, How: "the same with unit05's own road"},
+			{Metric: "decode-µs", Cmp: Info, How: "one decode step's attention at position 4000 on two threads, microseconds, median of 3 timings of 20"},
+		},
+	},
+	{
 		Unit: 9, Name: "BandwidthBound", Title: "bandwidth-bound",
 		Gates: []Gate{GateRace},
 		Bars: []Bar{

@@ -24,12 +24,14 @@ func LogSoftmaxRow(dst, x []float32, temp float32, mask []float32) {
 }
 
 // SoftmaxParts sets dst[i] = e^(x[i]·scale − m), where m is the largest
-// x[i]·scale, and returns m and the sum of dst (added up in float64): a
-// softmax before its division, the form in which flash attention (unit08)
-// folds a row's scores in block by block. A row whose every x·scale is
-// −Inf, or an empty row, gives zeros, m = −Inf and a sum of 0. dst may be
-// x. It panics (unit00.Check) when the lengths differ or scale ≤ 0.
-func SoftmaxParts(dst, x []float32, scale float32) (m, sum float32) {
+// of floor and every x[i]·scale, and returns m and the sum of dst (added
+// up in float64): a softmax before its division, the form in which flash
+// attention (unit08) folds a row's scores in block by block, floor being
+// the largest score of the blocks before (−Inf: none). A row whose every
+// x·scale is −Inf, or an empty row, gives zeros, m = floor and a sum of
+// 0. dst may be x. It panics (unit00.Check) when the lengths differ or
+// scale ≤ 0.
+func SoftmaxParts(dst, x []float32, scale, floor float32) (m, sum float32) {
 	panic("TODO(2.4): write SoftmaxParts, see docs/unit02.md")
 }
 

@@ -9,34 +9,23 @@ import (
 )
 
 // TestC2_4_SoftmaxParts checks the softmax before its division: every
-// exponential against float64 e^(x·scale − max), the maximum, and the sum,
-// at every length and for scales that are exact (1, 0.125) and not (0.4).
+// exponential against float64 e^(x·scale − m), the maximum m, and the
+// sum, at every length, for scales that are exact (1, 0.125) and not
+// (0.4), and floors below the row's maximum (no effect) and above it (m is
+// the floor, every exponential below 1).
 func TestC2_4_SoftmaxParts(t *testing.T) {
 	eachSIMD(t, func(t *testing.T) {
 		for _, n := range lengths {
 			for name, x := range logitRows(n) {
+				top := math.Inf(-1)
+				for _, v := range x {
+					top = math.Max(top, float64(v))
+				}
 				for _, scale := range []float32{1, 0.125, 0.4} {
-					what := fmt.Sprintf("SoftmaxParts(%s, n=%d, scale %g)", name, n, scale)
-					dst := make([]float32, n)
-					m, sum := SoftmaxParts(dst, x, scale)
-					top := math.Inf(-1)
-					for _, v := range x {
-						top = math.Max(top, float64(v))
-					}
-					if want := float32(top * float64(scale)); m != want {
-						t.Errorf("%s returned max %v, want %v: the largest x·scale", what, m, want)
-						continue
-					}
-					want := make([]float64, n)
-					total := 0.0
-					for i, v := range x {
-						want[i] = math.Exp(float64(v)*float64(scale) - float64(m))
-						total += want[i]
-					}
-					tol := softmaxTol(x, 1/scale)
-					oracle.AssertClose(t, what, dst, want, tol)
-					if beyond(float64(sum), total, tol.Rtol*total) {
-						t.Errorf("%s returned sum %.9g, want %.9g (Σ e^(x·scale − max))", what, sum, total)
+					rowMax := float32(top * float64(scale))
+					for _, floor := range []float32{negInf, rowMax - 3, rowMax + 2} {
+						what := fmt.Sprintf("SoftmaxParts(%s, n=%d, scale %g, floor %g)", name, n, scale, floor)
+						checkParts(t, what, x, scale, floor, max(rowMax, floor))
 					}
 				}
 			}
@@ -44,23 +33,49 @@ func TestC2_4_SoftmaxParts(t *testing.T) {
 	})
 }
 
+// checkParts runs SoftmaxParts on x and compares with float64.
+func checkParts(t *testing.T, what string, x []float32, scale, floor, wantMax float32) {
+	t.Helper()
+	dst := make([]float32, len(x))
+	m, sum := SoftmaxParts(dst, x, scale, floor)
+	if m != wantMax {
+		t.Errorf("%s returned max %v, want %v: the largest of floor and every x·scale", what, m, wantMax)
+		return
+	}
+	want := make([]float64, len(x))
+	total := 0.0
+	for i, v := range x {
+		want[i] = math.Exp(float64(v)*float64(scale) - float64(m))
+		total += want[i]
+	}
+	tol := softmaxTol(x, 1/scale)
+	oracle.AssertClose(t, what, dst, want, tol)
+	if beyond(float64(sum), total, tol.Rtol*total) {
+		t.Errorf("%s returned sum %.9g, want %.9g (Σ e^(x·scale − m))", what, sum, total)
+	}
+}
+
 // TestC2_4_SoftmaxPartsEdges: an empty row and a row of −Inf have no mass
-// (zeros, max −Inf, sum 0, every stale value in dst cleared), the largest
-// entry's exponential is exactly 1, the call works in place, and bad
-// arguments panic through unit00.Check before anything is written.
+// (zeros, the floor as maximum, sum 0, every stale value in dst cleared),
+// the largest entry's exponential is exactly 1, the call works in place,
+// and bad arguments panic through unit00.Check before anything is written.
 func TestC2_4_SoftmaxPartsEdges(t *testing.T) {
 	eachSIMD(t, func(t *testing.T) {
-		if m, sum := SoftmaxParts(nil, nil, 1); m != negInf || sum != 0 {
+		if m, sum := SoftmaxParts(nil, nil, 1, negInf); m != negInf || sum != 0 {
 			t.Errorf("SoftmaxParts of an empty row returned (%v, %v), want (-Inf, 0)", m, sum)
+		}
+		if m, sum := SoftmaxParts(nil, nil, 1, 2.5); m != 2.5 || sum != 0 {
+			t.Errorf("SoftmaxParts of an empty row with floor 2.5 returned (%v, %v), want (2.5, 0)", m, sum)
 		}
 		for _, n := range []int{1, 5, 17, 100} {
 			x, dst := make([]float32, n), make([]float32, n)
 			for i := range x {
 				x[i], dst[i] = negInf, 7
 			}
-			m, sum := SoftmaxParts(dst, x, 0.5)
-			if m != negInf || sum != 0 {
-				t.Errorf("SoftmaxParts of %d × -Inf returned (%v, %v), want (-Inf, 0): no mass at all", n, m, sum)
+			floor := []float32{negInf, -1, 0, 3}[n%4]
+			m, sum := SoftmaxParts(dst, x, 0.5, floor)
+			if m != floor || sum != 0 {
+				t.Errorf("SoftmaxParts of %d × -Inf with floor %v returned (%v, %v), want (%v, 0): no mass at all", n, floor, m, sum, floor)
 			}
 			for i, v := range dst {
 				if v != 0 {
@@ -72,12 +87,12 @@ func TestC2_4_SoftmaxPartsEdges(t *testing.T) {
 		x := oracle.NewRand(47).Normal(33, 0, 4)
 		x[20] = 30
 		want := make([]float32, len(x))
-		wm, ws := SoftmaxParts(want, x, 0.25)
+		wm, ws := SoftmaxParts(want, x, 0.25, negInf)
 		if want[20] != 1 {
 			t.Errorf("SoftmaxParts gave the largest entry e^0 = %v, want exactly 1", want[20])
 		}
 		in := append([]float32(nil), x...)
-		if m, s := SoftmaxParts(in, in, 0.25); m != wm || s != ws || !equalSlices(in, want) {
+		if m, s := SoftmaxParts(in, in, 0.25, negInf); m != wm || s != ws || !equalSlices(in, want) {
 			t.Errorf("SoftmaxParts in place gave (%v, %v, %v), want (%v, %v, %v) as out of place", m, s, in, wm, ws, want)
 		}
 	})
@@ -93,7 +108,7 @@ func TestC2_4_SoftmaxPartsEdges(t *testing.T) {
 	} {
 		dst := []float32{7, 7, 7, 7, 7}[:c.ndst]
 		what := "SoftmaxParts with " + c.what
-		if !mustCheckPanic(t, what, func() { SoftmaxParts(dst, oracle.NewRand(48).Normal(c.n, 0, 1), c.scale) }) {
+		if !mustCheckPanic(t, what, func() { SoftmaxParts(dst, oracle.NewRand(48).Normal(c.n, 0, 1), c.scale, negInf) }) {
 			continue
 		}
 		for i, v := range dst {

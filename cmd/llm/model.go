@@ -15,6 +15,7 @@ import (
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
 	"github.com/llmforge/forge/unit06"
+	"github.com/llmforge/forge/unit08"
 	"github.com/llmforge/forge/unit10"
 )
 
@@ -78,6 +79,13 @@ func loadModel(e *env, path string, ctx, threads int, flag string) (*model, erro
 	if err != nil {
 		pool.Close()
 		return nil, badInput(err)
+	}
+	// Flash attention (unit08) for every prompt and decode step: a few
+	// tiles of scratch per thread in place of unit05's score rows.
+	if _, err := unit08.Use(m.Model); err != nil {
+		m.Close()
+		pool.Close()
+		return nil, err
 	}
 	e.progress.clear()
 	return &model{loaded: m, file: m.File, net: m.Model, tok: m.Tokenizer, pool: pool, trainCtx: trainCtx}, nil

@@ -1,0 +1,76 @@
+package unit08
+
+import "github.com/llmforge/forge/unit03"
+
+// mulRows computes, for the rows r < rows and columns j < cols of C,
+//
+//	C[r][j] = alpha[r]·C[r][j] + beta[r]·Σ_{p<k} A[r][p]·B[p][j]
+//
+// or, with alpha nil, C[r][j] = beta[r]·Σ_p …: a small matrix product
+// with a scale per row, reading its operands where they lie. Row r of A
+// starts at a[r·lda], row p of B at b[p·ldb], row r of C at c[r·ldc].
+// Attention runs both of its products through it: the scores Q·Kᵀ (B a
+// block of keys, transposed; beta the 1/√d scale) and the output
+// α·O + β·P·V (B the values as the cache holds them).
+//
+// Blocks of 4 rows go to the assembly kernel where this CPU has one
+// (mulRowsFast says how many rows it did); the rest is the Go loop below.
+func mulRows(rows, cols, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, alpha, beta []float32) {
+	r := mulRowsFast(rows, cols, k, a, lda, b, ldb, c, ldc, alpha, beta)
+	if r < rows {
+		mulRowsGo(rows-r, cols, k, a[r*lda:], lda, b, ldb, c[r*ldc:], ldc, alpha, beta, r)
+	}
+}
+
+// mulRowsGo is mulRows in Go, for rows off of alpha and beta: row r of
+// this call is scaled by alpha[off+r] and beta[off+r]. It works through
+// the columns 64 at a time, each row's sums in an array on the stack.
+func mulRowsGo(rows, cols, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, alpha, beta []float32, off int) {
+	var acc [64]float32
+	for r := range rows {
+		for j0 := 0; j0 < cols; j0 += 64 {
+			n := min(64, cols-j0)
+			sum := acc[:n]
+			clear(sum)
+			ar := a[r*lda : r*lda+k]
+			for p, x := range ar {
+				bp := b[p*ldb+j0 : p*ldb+j0+n]
+				for j, y := range bp {
+					sum[j] += x * y
+				}
+			}
+			cr := c[r*ldc+j0 : r*ldc+j0+n]
+			s := beta[off+r]
+			if alpha == nil {
+				for j := range cr {
+					cr[j] = s * sum[j]
+				}
+				continue
+			}
+			t := alpha[off+r]
+			for j := range cr {
+				cr[j] = t*cr[j] + s*sum[j]
+			}
+		}
+	}
+}
+
+// dotsGo is dots in Go: four partial sums per dot product, so that the
+// additions do not wait on each other.
+func dotsGo(out, q []float32, k unit03.Mat, scale float32) {
+	for j := range k.Rows {
+		kj := k.Data[j*k.Stride : j*k.Stride+len(q)]
+		var s0, s1, s2, s3 float32
+		d := 0
+		for ; d+4 <= len(q); d += 4 {
+			s0 += q[d] * kj[d]
+			s1 += q[d+1] * kj[d+1]
+			s2 += q[d+2] * kj[d+2]
+			s3 += q[d+3] * kj[d+3]
+		}
+		for ; d < len(q); d++ {
+			s0 += q[d] * kj[d]
+		}
+		out[j] = scale * ((s0 + s1) + (s2 + s3))
+	}
+}

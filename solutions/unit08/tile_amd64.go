@@ -1,0 +1,66 @@
+//go:build amd64 && !purego
+
+package unit08
+
+import (
+	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit03"
+)
+
+// tileKernel: this CPU runs tileAVX512.
+var tileKernel = unit00.CPUSIMD() >= unit00.SIMDAVX512
+
+// tileAVX512 is one 4×64 block of mulRows (tile_amd64.s).
+//
+//go:noescape
+func tileAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta *float32)
+
+// mulRowsFast runs mulRows' rows in blocks of 4 with the assembly kernel
+// (64 columns at a time, the last columns in Go) and returns how many rows
+// it did: none on a CPU without AVX-512.
+func mulRowsFast(rows, cols, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, alpha, beta []float32) int {
+	if !tileKernel || k == 0 {
+		return 0
+	}
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		j := 0
+		for ; j+64 <= cols; j += 64 {
+			tile4x64(k, a[r*lda:], lda, b[j:], ldb, c[r*ldc+j:], ldc, alpha, beta, r)
+		}
+		if j < cols {
+			mulRowsGo(4, cols-j, k, a[r*lda:], lda, b[j:], ldb, c[r*ldc+j:], ldc, alpha, beta, r)
+		}
+	}
+	return r
+}
+
+// tile4x64 checks that the block lies inside the slices (assembly checks
+// nothing) and runs the kernel on rows off … off+3 of alpha and beta.
+func tile4x64(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, alpha, beta []float32, off int) {
+	_, _, _, _ = a[3*lda+k-1], b[(k-1)*ldb+63], c[3*ldc+63], beta[off+3]
+	var al *float32
+	if alpha != nil {
+		_ = alpha[off+3]
+		al = &alpha[off]
+	}
+	tileAVX512(k, &a[0], lda, &b[0], ldb, &c[0], ldc, al, &beta[off])
+}
+
+// dotsAVX512 is dots for head widths that are a multiple of 16
+// (tile_amd64.s).
+//
+//go:noescape
+func dotsAVX512(n int, q *float32, k *float32, ldk int, chunks int, out *float32, scale float32)
+
+// dots sets out[j] = scale·(q · row j of k) for every row of k: a decode
+// step's scores against a block of keys, read where they lie.
+func dots(out, q []float32, k unit03.Mat, scale float32) {
+	n, hd := k.Rows, len(q)
+	if !tileKernel || hd%16 != 0 || n == 0 {
+		dotsGo(out, q, k, scale)
+		return
+	}
+	_, _ = out[n-1], k.Data[(n-1)*k.Stride+hd-1]
+	dotsAVX512(n, &q[0], &k.Data[0], k.Stride, hd/16, &out[0], scale)
+}

@@ -1,0 +1,227 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func tileAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta *float32)
+//
+// For the 4 rows r of a 4×64 tile of C:
+//
+//	C[r] = alpha[r]·C[r] + beta[r]·Σ_p A[r][p]·B[p]   (alpha nil: C[r] = beta[r]·Σ_p …)
+//
+// A and B are read where they lie, without packing: row r of A starts at
+// a + r·lda floats, row p of B (64 floats) at b + p·ldb. Accumulators
+// Z16–Z31, four per row of C; each step of p loads one row of B and
+// broadcasts one float of each row of A.
+TEXT ·tileAVX512(SB), NOSPLIT, $0-72
+	MOVQ    k+0(FP), CX
+	MOVQ    a+8(FP), SI
+	MOVQ    lda+16(FP), R8
+	SHLQ    $2, R8
+	MOVQ    b+24(FP), DI
+	MOVQ    ldb+32(FP), R9
+	SHLQ    $2, R9
+	MOVQ    c+40(FP), DX
+	MOVQ    ldc+48(FP), R10
+	SHLQ    $2, R10
+	MOVQ    alpha+56(FP), R11
+	MOVQ    beta+64(FP), R12
+	LEAQ    (SI)(R8*1), R13
+	LEAQ    (R13)(R8*1), R14
+	LEAQ    (R14)(R8*1), AX
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	VXORPS  Z21, Z21, Z21
+	VXORPS  Z22, Z22, Z22
+	VXORPS  Z23, Z23, Z23
+	VXORPS  Z24, Z24, Z24
+	VXORPS  Z25, Z25, Z25
+	VXORPS  Z26, Z26, Z26
+	VXORPS  Z27, Z27, Z27
+	VXORPS  Z28, Z28, Z28
+	VXORPS  Z29, Z29, Z29
+	VXORPS  Z30, Z30, Z30
+	VXORPS  Z31, Z31, Z31
+	TESTQ   CX, CX
+	JZ      tile_scale
+tile_loop:
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	VBROADCASTSS (SI), Z4
+	VFMADD231PS Z4, Z0, Z16
+	VFMADD231PS Z4, Z1, Z17
+	VFMADD231PS Z4, Z2, Z18
+	VFMADD231PS Z4, Z3, Z19
+	VBROADCASTSS (R13), Z5
+	VFMADD231PS Z5, Z0, Z20
+	VFMADD231PS Z5, Z1, Z21
+	VFMADD231PS Z5, Z2, Z22
+	VFMADD231PS Z5, Z3, Z23
+	VBROADCASTSS (R14), Z6
+	VFMADD231PS Z6, Z0, Z24
+	VFMADD231PS Z6, Z1, Z25
+	VFMADD231PS Z6, Z2, Z26
+	VFMADD231PS Z6, Z3, Z27
+	VBROADCASTSS (AX), Z7
+	VFMADD231PS Z7, Z0, Z28
+	VFMADD231PS Z7, Z1, Z29
+	VFMADD231PS Z7, Z2, Z30
+	VFMADD231PS Z7, Z3, Z31
+	ADDQ    $4, SI
+	ADDQ    $4, R13
+	ADDQ    $4, R14
+	ADDQ    $4, AX
+	ADDQ    R9, DI
+	DECQ    CX
+	JNZ     tile_loop
+tile_scale:
+	VBROADCASTSS 0(R12), Z4
+	VMULPS  Z4, Z16, Z16
+	VMULPS  Z4, Z17, Z17
+	VMULPS  Z4, Z18, Z18
+	VMULPS  Z4, Z19, Z19
+	VBROADCASTSS 4(R12), Z5
+	VMULPS  Z5, Z20, Z20
+	VMULPS  Z5, Z21, Z21
+	VMULPS  Z5, Z22, Z22
+	VMULPS  Z5, Z23, Z23
+	VBROADCASTSS 8(R12), Z6
+	VMULPS  Z6, Z24, Z24
+	VMULPS  Z6, Z25, Z25
+	VMULPS  Z6, Z26, Z26
+	VMULPS  Z6, Z27, Z27
+	VBROADCASTSS 12(R12), Z7
+	VMULPS  Z7, Z28, Z28
+	VMULPS  Z7, Z29, Z29
+	VMULPS  Z7, Z30, Z30
+	VMULPS  Z7, Z31, Z31
+	MOVQ    DX, BX
+	TESTQ   R11, R11
+	JZ      tile_store
+	VBROADCASTSS 0(R11), Z4
+	VMOVUPS 0(BX), Z0
+	VFMADD231PS Z4, Z0, Z16
+	VMOVUPS Z16, 0(BX)
+	VMOVUPS 64(BX), Z1
+	VFMADD231PS Z4, Z1, Z17
+	VMOVUPS Z17, 64(BX)
+	VMOVUPS 128(BX), Z2
+	VFMADD231PS Z4, Z2, Z18
+	VMOVUPS Z18, 128(BX)
+	VMOVUPS 192(BX), Z3
+	VFMADD231PS Z4, Z3, Z19
+	VMOVUPS Z19, 192(BX)
+	ADDQ    R10, BX
+	VBROADCASTSS 4(R11), Z4
+	VMOVUPS 0(BX), Z0
+	VFMADD231PS Z4, Z0, Z20
+	VMOVUPS Z20, 0(BX)
+	VMOVUPS 64(BX), Z1
+	VFMADD231PS Z4, Z1, Z21
+	VMOVUPS Z21, 64(BX)
+	VMOVUPS 128(BX), Z2
+	VFMADD231PS Z4, Z2, Z22
+	VMOVUPS Z22, 128(BX)
+	VMOVUPS 192(BX), Z3
+	VFMADD231PS Z4, Z3, Z23
+	VMOVUPS Z23, 192(BX)
+	ADDQ    R10, BX
+	VBROADCASTSS 8(R11), Z4
+	VMOVUPS 0(BX), Z0
+	VFMADD231PS Z4, Z0, Z24
+	VMOVUPS Z24, 0(BX)
+	VMOVUPS 64(BX), Z1
+	VFMADD231PS Z4, Z1, Z25
+	VMOVUPS Z25, 64(BX)
+	VMOVUPS 128(BX), Z2
+	VFMADD231PS Z4, Z2, Z26
+	VMOVUPS Z26, 128(BX)
+	VMOVUPS 192(BX), Z3
+	VFMADD231PS Z4, Z3, Z27
+	VMOVUPS Z27, 192(BX)
+	ADDQ    R10, BX
+	VBROADCASTSS 12(R11), Z4
+	VMOVUPS 0(BX), Z0
+	VFMADD231PS Z4, Z0, Z28
+	VMOVUPS Z28, 0(BX)
+	VMOVUPS 64(BX), Z1
+	VFMADD231PS Z4, Z1, Z29
+	VMOVUPS Z29, 64(BX)
+	VMOVUPS 128(BX), Z2
+	VFMADD231PS Z4, Z2, Z30
+	VMOVUPS Z30, 128(BX)
+	VMOVUPS 192(BX), Z3
+	VFMADD231PS Z4, Z3, Z31
+	VMOVUPS Z31, 192(BX)
+	ADDQ    R10, BX
+	VZEROUPPER
+	RET
+tile_store:
+	VMOVUPS Z16, 0(BX)
+	VMOVUPS Z17, 64(BX)
+	VMOVUPS Z18, 128(BX)
+	VMOVUPS Z19, 192(BX)
+	ADDQ    R10, BX
+	VMOVUPS Z20, 0(BX)
+	VMOVUPS Z21, 64(BX)
+	VMOVUPS Z22, 128(BX)
+	VMOVUPS Z23, 192(BX)
+	ADDQ    R10, BX
+	VMOVUPS Z24, 0(BX)
+	VMOVUPS Z25, 64(BX)
+	VMOVUPS Z26, 128(BX)
+	VMOVUPS Z27, 192(BX)
+	ADDQ    R10, BX
+	VMOVUPS Z28, 0(BX)
+	VMOVUPS Z29, 64(BX)
+	VMOVUPS Z30, 128(BX)
+	VMOVUPS Z31, 192(BX)
+	ADDQ    R10, BX
+	VZEROUPPER
+	RET
+
+// func dotsAVX512(n int, q *float32, k *float32, ldk int, chunks int, out *float32, scale float32)
+//
+// out[j] = scale · Σ_d q[d]·k[j·ldk + d] for j < n, d < 16·chunks: one
+// query row's scores against n keys where they lie, each a dot product
+// summed in one vector register, then across its lanes.
+TEXT ·dotsAVX512(SB), NOSPLIT, $0-52
+	MOVQ    n+0(FP), CX
+	MOVQ    k+16(FP), DI
+	MOVQ    ldk+24(FP), R8
+	SHLQ    $2, R8
+	MOVQ    out+40(FP), DX
+	VMOVSS  scale+48(FP), X6
+	TESTQ   CX, CX
+	JZ      dots_done
+dots_key:
+	MOVQ    q+8(FP), SI
+	MOVQ    DI, R9
+	MOVQ    chunks+32(FP), BX
+	VXORPS  Z4, Z4, Z4
+dots_chunk:
+	VMOVUPS (SI), Z1
+	VFMADD231PS (R9), Z1, Z4
+	ADDQ    $64, SI
+	ADDQ    $64, R9
+	DECQ    BX
+	JNZ     dots_chunk
+	VEXTRACTF64X4 $1, Z4, Y5
+	VADDPS  Y5, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VADDPS  X5, X4, X4
+	VHADDPS X4, X4, X4
+	VHADDPS X4, X4, X4
+	VMULSS  X6, X4, X4
+	VMOVSS  X4, (DX)
+	ADDQ    $4, DX
+	ADDQ    R8, DI
+	DECQ    CX
+	JNZ     dots_key
+dots_done:
+	VZEROUPPER
+	RET
