@@ -100,6 +100,7 @@ func report(t *testing.T, r workbook.Repo, sel overlay.Selection, tmp string) []
 	out = marginRE.ReplaceAll(out, []byte("margin #"))
 	out = timedBossRE.ReplaceAll(out, []byte("${1}(timed)"))
 	out = timedVerdictRE.ReplaceAll(out, []byte("${1}(timed),"))
+	out = timedNextRE.ReplaceAll(out, []byte("${1}(after unit00's timed boss)"))
 	return bytes.ReplaceAll(out, []byte(tmp), []byte("MUTANT_DIR"))
 }
 
@@ -119,4 +120,7 @@ var marginRE = regexp.MustCompile(`margin [+-][0-9]+%`)
 var (
 	timedBossRE    = regexp.MustCompile(`(?m)^(  boss green, clean and free\s+)(PASS|FAIL)\b.*$`)
 	timedVerdictRE = regexp.MustCompile(`(?m)^(       assert-overhead-%\s+# bar <= 5\s+)(met|MISSED),`)
+	// timedNextRE: the line after unit00's report names the boss or unit01
+	// as that timing falls.
+	timedNextRE = regexp.MustCompile("(?m)^(  next: )(unit00 is done\\. On to unit01: docs/unit01\\.md|the boss: docs/unit00\\.md § Boss sets the bar, `make boss00 V=1` measures it)$")
 )
