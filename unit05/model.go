@@ -16,8 +16,12 @@ type Model struct {
 	// the model's own roads (Attention for a row, products for a band of
 	// rows): unit08's flash attention plugs in here.
 	Attention Attender
-	rope      *Rope
-	arena     *unit01.Arena
+	// Store, when set, keeps every block's keys and values and attends
+	// over them in place of the cache Block is given and of Attention:
+	// unit08's F16 and Q8_0 caches plug in here.
+	Store KVStore
+	rope  *Rope
+	arena *unit01.Arena
 }
 
 // NewModel checks c and w and prepares a model: the RoPE tables for
@@ -48,7 +52,9 @@ func (m *Model) Forward(logits unit03.Mat, tokens []int) error {
 //	x += Wo · Attention(RoPE(Wq·n), RoPE(Wk·n), Wv·n),  n = RMSNorm(x)·AttnNorm
 //	x += FeedForward(RMSNorm(x)·FFNNorm)
 //
-// where a layer with an MoE block runs it in place of FeedForward.
+// where a layer with an MoE block runs it in place of FeedForward. With
+// m.Store set, the keys and values go to the store and attention comes
+// from it: keys and values are then not used (they may be empty).
 // It panics (unit00.Check) on shapes that do not fit.
 func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	panic("TODO(5.5): write Model.Block, see docs/unit05.md")

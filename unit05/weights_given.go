@@ -67,6 +67,21 @@ type Attender interface {
 	Attend(p *unit03.Pool, out, q, k, v unit03.Mat, heads, kvHeads, pos0 int)
 }
 
+// KVStore is a KV cache that keeps the keys and values in a form of its
+// own (unit08's F16 and Q8_0 caches) and attends over them as it stores
+// them. A Model whose Store is set puts each piece's new keys and values
+// into it and attends through it; the keys and values handed to Block are
+// then not used. Like a Model, a KVStore is not safe for concurrent use.
+type KVStore interface {
+	// Put stores the T rows of k and v (T × KVDim, after RoPE and bias)
+	// as positions pos0 … pos0+T−1 of layer l.
+	Put(l, pos0 int, k, v unit03.Mat)
+	// Attend has the contract of Attention for the T rows of q at
+	// positions pos0 … pos0+T−1, over layer l's stored positions
+	// 0 … pos0+T−1, the work shared out over p (nil: one thread).
+	Attend(p *unit03.Pool, out, q unit03.Mat, l, heads, kvHeads, pos0 int)
+}
+
 // Layer is one transformer block's weights, named after their GGUF
 // tensors (blk.N.attn_q.weight, …).
 type Layer struct {

@@ -16,8 +16,10 @@ type Cache struct {
 
 // NewCache allocates a cache for layers layers of maxSeq positions, kvDim
 // floats per position and layer for the keys and as many for the values.
-// Sizes that are not positive are a programming error: it panics
-// (unit00.Check).
+// A kvDim of 0 makes a cache that only counts positions, for a model whose
+// Store keeps the keys and values (unit08's F16 and Q8_0 caches). Layers
+// or maxSeq not positive, or kvDim negative, is a programming error: it
+// panics (unit00.Check).
 func NewCache(layers, maxSeq, kvDim int) *Cache {
 	panic("TODO(7.1): write NewCache, see docs/unit07.md")
 }

@@ -75,8 +75,9 @@ func TestC7_1_Cache(t *testing.T) {
 	if err := c.Advance(-1); !errors.Is(err, unit00.ErrInvalid) || c.Len() != 10 {
 		t.Errorf("Advance(-1): error %v, Len %d; want unit00.ErrInvalid and Len unchanged", err, c.Len())
 	}
-	// Sizes that are not positive are a programming error.
-	for _, bad := range [][3]int{{0, 10, 8}, {3, 0, 8}, {3, 10, 0}, {-1, 10, 8}, {3, -10, 8}, {3, 10, -8}} {
+	// Layers or positions not positive, or a negative width, are a
+	// programming error.
+	for _, bad := range [][3]int{{0, 10, 8}, {3, 0, 8}, {-1, 10, 8}, {3, -10, 8}, {3, 10, -8}, {3, 10, -1}} {
 		mustPanic(t, fmt.Sprintf("NewCache(%d, %d, %d)", bad[0], bad[1], bad[2]), func() { NewCache(bad[0], bad[1], bad[2]) })
 	}
 	// The smallest cache: one layer, one position, one float.
@@ -84,6 +85,14 @@ func TestC7_1_Cache(t *testing.T) {
 	if one.Cap() != 1 || one.Bytes() != 8 || one.Len() != 0 {
 		t.Errorf("NewCache(1, 1, 1): Cap %d, Bytes %d, Len %d; want 1, 8, 0", one.Cap(), one.Bytes(), one.Len())
 	}
+	// A cache of width 0 counts positions and holds nothing (a model's
+	// Store keeps the rows).
+	counter := NewCache(layers, maxSeq, 0)
+	if counter.Cap() != maxSeq || counter.Bytes() != 0 || counter.Len() != 0 || counter.Keys(layers-1).Cols != 0 {
+		t.Errorf("NewCache(%d, %d, 0): Cap %d, Bytes %d, Len %d, Keys(%d) %d wide; want %d, 0, 0 and 0", layers, maxSeq, counter.Cap(), counter.Bytes(), counter.Len(), layers-1, counter.Keys(layers-1).Cols, maxSeq)
+	}
+	require.NoError(t, counter.Advance(maxSeq), "Advance(%d) on a counting cache of %d", maxSeq, maxSeq)
+	require.ErrorIs(t, counter.Advance(1), ErrContextFull, "Advance(1) on a full counting cache")
 	// On an empty cache: nothing to add is fine, a negative count or more
 	// than the capacity at once are errors that change nothing.
 	empty := NewCache(layers, maxSeq, kvDim)

@@ -17,7 +17,8 @@ type Session struct {
 }
 
 // NewSession returns a session over m with an empty cache of m's MaxSeq
-// positions.
+// positions: rows of KVDim floats, or none when m.Store keeps the keys and
+// values itself.
 func NewSession(m *unit05.Model) *Session {
 	panic("TODO(7.2): write NewSession, see docs/unit07.md")
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit03"
+	"github.com/llmforge/forge/unit05"
+	"github.com/stretchr/testify/require"
 )
 
 func TestC7_2_Prefill(t *testing.T) {
@@ -76,5 +78,68 @@ func TestC7_2_LongPrefill(t *testing.T) {
 		}); a != 0 {
 			t.Errorf("%s: a prefill of 80 tokens allocates %v times, want 0: the session's buffers are allocated once, by NewSession", c.name, a)
 		}
+	}
+}
+
+// f32Store is a unit05.KVStore that keeps float32 rows per layer and
+// attends with unit05.Attention: the stand-in for unit08's F16 and Q8_0
+// caches.
+type f32Store struct {
+	k, v []unit03.Mat
+	puts int
+}
+
+func newF32Store(c unit05.Config) *f32Store {
+	s := &f32Store{}
+	for range c.Layers {
+		s.k = append(s.k, unit03.NewMat(c.MaxSeq, c.KVDim()))
+		s.v = append(s.v, unit03.NewMat(c.MaxSeq, c.KVDim()))
+	}
+	return s
+}
+
+func (s *f32Store) Put(l, pos0 int, k, v unit03.Mat) {
+	s.puts++
+	for t := range k.Rows {
+		copy(s.k[l].Row(pos0+t), k.Row(t))
+		copy(s.v[l].Row(pos0+t), v.Row(t))
+	}
+}
+
+func (s *f32Store) Attend(_ *unit03.Pool, out, q unit03.Mat, l, heads, kvHeads, pos0 int) {
+	S := pos0 + q.Rows
+	unit05.Attention(out, q, s.k[l].Block(0, S, 0, s.k[l].Cols), s.v[l].Block(0, S, 0, s.v[l].Cols), heads, kvHeads, pos0, make([]float32, S))
+}
+
+// TestC7_2_Store: over a model whose Store keeps the keys and values, a
+// session's cache holds no rows (Bytes 0, Cap MaxSeq) and counts the
+// positions; a prefill, decode steps and a Truncate give the logits of a
+// full forward pass.
+func TestC7_2_Store(t *testing.T) {
+	must := mustFor(t)
+	n := configs[1]
+	m := newModel(t, n.c, 36, nil)
+	tokens := testTokens(37, 14, n.c.Vocab)
+	want := make([][]float64, len(tokens)+1)
+	for j := 1; j <= len(tokens); j++ {
+		want[j] = lastLogits(t, m, tokens[:j])
+	}
+	store := newF32Store(n.c)
+	m.Store = store
+	s := NewSession(m)
+	if s.Cache.Bytes() != 0 || s.Cache.Cap() != n.c.MaxSeq {
+		t.Fatalf("%s: NewSession over a model with a Store: cache of %d bytes and %d positions, want 0 bytes (the store holds the rows) and MaxSeq = %d", n.name, s.Cache.Bytes(), s.Cache.Cap(), n.c.MaxSeq)
+	}
+	got := must(s.Prefill(tokens[:9]))
+	oracle.AssertClose(t, n.name+": Prefill of 9 tokens with a Store", got, want[9], cachedTol)
+	for j := 9; j < 12; j++ {
+		got = must(s.Step(tokens[j]))
+		oracle.AssertClose(t, fmt.Sprintf("%s: Step at position %d with a Store", n.name, j), got, want[j+1], cachedTol)
+	}
+	require.NoError(t, s.Truncate(10))
+	got = must(s.Prefill(tokens[10:]))
+	oracle.AssertClose(t, n.name+": Prefill after Truncate(10) with a Store", got, want[len(tokens)], cachedTol)
+	if s.Len() != len(tokens) || store.puts == 0 {
+		t.Errorf("%s: after %d tokens Len() = %d and the store got %d Puts", n.name, len(tokens), s.Len(), store.puts)
 	}
 }

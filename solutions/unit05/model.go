@@ -21,8 +21,12 @@ type Model struct {
 	// the model's own roads (Attention for a row, products for a band of
 	// rows): unit08's flash attention plugs in here.
 	Attention Attender
-	rope      *Rope
-	arena     *unit01.Arena
+	// Store, when set, keeps every block's keys and values and attends
+	// over them in place of the cache Block is given and of Attention:
+	// unit08's F16 and Q8_0 caches plug in here.
+	Store KVStore
+	rope  *Rope
+	arena *unit01.Arena
 	// attend shares a block's attention out over Pool by rows; kept in
 	// the Model, it costs no allocation per call (a closure handed to the
 	// pool would escape to the heap).
@@ -79,8 +83,8 @@ func arenaBytes(c Config, threads int) float64 {
 	n, b := float64(c.MaxSeq), float64(min(blockRows, c.MaxSeq))
 	parts := float64(min(threads, blockRows))
 	forward := n * float64(c.Dim+2*c.KVDim())
-	block := b*float64(2*c.Dim+2*c.QDim()+2*c.FFN) + parts*b*n // xn, ffn out, q, att, gate, up, scores
-	logits := n * float64(c.Dim)                               // Logits' normalised rows, after the blocks
+	block := b*float64(2*c.Dim+2*c.QDim()+2*c.FFN+2*c.KVDim()) + parts*b*n // xn, ffn out, q, att, gate, up, a Store's k and v, scores
+	logits := n * float64(c.Dim)                                           // Logits' normalised rows, after the blocks
 	const allocations = 16
 	return 4*(forward+max(block, logits)) + allocations*unit01.Alignment
 }
@@ -127,13 +131,15 @@ func (m *Model) Forward(logits unit03.Mat, tokens []int) error {
 //	x += Wo · Attention(RoPE(Wq·n), RoPE(Wk·n), Wv·n),  n = RMSNorm(x)·AttnNorm
 //	x += FeedForward(RMSNorm(x)·FFNNorm)
 //
-// where a layer with an MoE block runs it in place of FeedForward.
+// where a layer with an MoE block runs it in place of FeedForward. With
+// m.Store set, the keys and values go to the store and attention comes
+// from it: keys and values are then not used (they may be empty).
 // It panics (unit00.Check) on shapes that do not fit.
 func (m *Model) Block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	c := m.Config
 	T := x.Rows
 	unit00.Check(x.Cols == c.Dim && pos0 >= 0 && pos0+T <= c.MaxSeq, "Block: x must be T × Dim, with pos0+T ≤ MaxSeq")
-	unit00.Check(keys.Rows >= pos0+T && values.Rows >= pos0+T && keys.Cols == c.KVDim() && values.Cols == c.KVDim(), "Block: keys and values must be KVDim wide and hold pos0+T rows")
+	unit00.Check(m.Store != nil || keys.Rows >= pos0+T && values.Rows >= pos0+T && keys.Cols == c.KVDim() && values.Cols == c.KVDim(), "Block: keys and values must be KVDim wide and hold pos0+T rows")
 	// Pieces of at most blockRows rows, in order: each piece's keys and
 	// values are written before the next piece attends to them.
 	for r := 0; r < T; r += blockRows {
@@ -153,8 +159,13 @@ func (m *Model) block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	n := m.scratch(T, c.Dim)
 	normRows(n, x, w.AttnNorm, c.RMSEps)
 	q := m.scratch(T, c.QDim())
-	k := keys.Block(pos0, pos0+T, 0, c.KVDim())
-	v := values.Block(pos0, pos0+T, 0, c.KVDim())
+	var k, v unit03.Mat
+	if m.Store != nil { // the store keeps its own copy: compute them here
+		k, v = m.scratch(T, c.KVDim()), m.scratch(T, c.KVDim())
+	} else {
+		k = keys.Block(pos0, pos0+T, 0, c.KVDim())
+		v = values.Block(pos0, pos0+T, 0, c.KVDim())
+	}
 	w.Wq.MulT(m.Pool, q, n)
 	w.Wk.MulT(m.Pool, k, n)
 	w.Wv.MulT(m.Pool, v, n)
@@ -166,10 +177,14 @@ func (m *Model) block(l int, x unit03.Mat, pos0 int, keys, values unit03.Mat) {
 	m.rope.RotateHeads(q, pos0)
 	m.rope.RotateHeads(k, pos0)
 	att := m.scratch(T, c.QDim())
-	past, pastV := keys.Block(0, pos0+T, 0, c.KVDim()), values.Block(0, pos0+T, 0, c.KVDim())
-	if m.Attention != nil {
-		m.Attention.Attend(m.Pool, att, q, past, pastV, c.Heads, c.KVHeads, pos0)
-	} else {
+	switch {
+	case m.Store != nil:
+		m.Store.Put(l, pos0, k, v)
+		m.Store.Attend(m.Pool, att, q, l, c.Heads, c.KVHeads, pos0)
+	case m.Attention != nil:
+		m.Attention.Attend(m.Pool, att, q, keys.Block(0, pos0+T, 0, c.KVDim()), values.Block(0, pos0+T, 0, c.KVDim()), c.Heads, c.KVHeads, pos0)
+	default:
+		past, pastV := keys.Block(0, pos0+T, 0, c.KVDim()), values.Block(0, pos0+T, 0, c.KVDim())
 		parts := min(m.Pool.Threads(), T)
 		task := m.attend
 		*task = attentionTask{out: att, q: q, k: past, v: pastV,

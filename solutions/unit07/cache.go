@@ -19,8 +19,12 @@ type Cache struct {
 
 // NewCache allocates a cache for layers layers of maxSeq positions, kvDim
 // floats per position and layer for the keys and as many for the values.
+// A kvDim of 0 makes a cache that only counts positions, for a model whose
+// Store keeps the keys and values (unit08's F16 and Q8_0 caches). Layers
+// or maxSeq not positive, or kvDim negative, is a programming error: it
+// panics (unit00.Check).
 func NewCache(layers, maxSeq, kvDim int) *Cache {
-	unit00.Check(layers > 0 && maxSeq > 0 && kvDim > 0, "NewCache: sizes must be positive")
+	unit00.Check(layers > 0 && maxSeq > 0 && kvDim >= 0, "NewCache: layers and maxSeq must be positive, kvDim not negative")
 	per := maxSeq * kvDim
 	data := make([]float32, 2*layers*per) // one allocation for everything
 	c := &Cache{bytes: 4 * len(data)}

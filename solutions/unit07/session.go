@@ -21,12 +21,17 @@ type Session struct {
 }
 
 // NewSession returns a session over m with an empty cache of m's MaxSeq
-// positions.
+// positions: rows of KVDim floats, or none when m.Store keeps the keys and
+// values itself.
 func NewSession(m *unit05.Model) *Session {
 	c := m.Config
+	kvDim := c.KVDim()
+	if m.Store != nil {
+		kvDim = 0 // the store holds them; the cache counts the positions
+	}
 	return &Session{
 		Model:  m,
-		Cache:  NewCache(c.Layers, c.MaxSeq, c.KVDim()),
+		Cache:  NewCache(c.Layers, c.MaxSeq, kvDim),
 		x:      make([]float32, c.MaxSeq*c.Dim),
 		logits: make([]float32, c.Vocab),
 	}
