@@ -8,3 +8,10 @@ type Flash struct {
 	// Your fields: the heads and the head width, and each worker's
 	// scratch (see docs/unit08.md, 8.2).
 }
+
+// Store is a KV cache that keeps keys and values as F32, F16 or Q8_0 rows
+// and attends over them with its Flash (8.5).
+type Store struct {
+	// Your fields: the Flash, each layer's stored keys and values, and
+	// the number of positions (see docs/unit08.md, 8.5).
+}

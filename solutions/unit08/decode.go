@@ -17,6 +17,11 @@ import (
 // into pieces too small to pay for the handoff. It panics
 // (unit00.Check) on shapes that do not fit or heads other than New's.
 func (f *Flash) Decode(p *unit03.Pool, out, q, k, v unit03.Mat, heads, kvHeads, pos0 int) {
+	f.decode(p, out, q, matKV(k), matKV(v), heads, kvHeads, pos0)
+}
+
+// decode is Decode over keys and values in any of the store's types.
+func (f *Flash) decode(p *unit03.Pool, out, q unit03.Mat, k, v kv, heads, kvHeads, pos0 int) {
 	f.check(out, q, k, v, heads, kvHeads, pos0)
 	unit00.Check(q.Rows == 1, "Decode: q must be one row")
 	S := pos0 + 1
@@ -38,7 +43,8 @@ func (f *Flash) Decode(p *unit03.Pool, out, q, k, v unit03.Mat, heads, kvHeads, 
 // keys·i/parts … keys·(i+1)/parts − 1 into worker i's partial per head.
 type decodeTask struct {
 	f           *Flash
-	q, k, v     unit03.Mat
+	q           unit03.Mat
+	k, v        kv
 	keys, parts int
 }
 
@@ -53,7 +59,8 @@ func (t *decodeTask) Do(i int) {
 	for g := range f.kvHeads {
 		for a := lo; a < hi; a += TileKeys {
 			nb := min(TileKeys, hi-a)
-			kb := t.k.Block(a, a+nb, g*hd, (g+1)*hd)
+			kd, ldk := t.k.block(w.kb, a, nb, g*hd, hd)
+			kb := unit03.Mat{Rows: nb, Cols: hd, Stride: ldk, Data: kd}
 			// Each head's scores against the block, dot products with
 			// the keys where they lie, and the fold factors.
 			for hh := range group {
@@ -67,7 +74,8 @@ func (t *decodeTask) Do(i int) {
 			}
 			// The group's outputs, heads side by side: O = α·O + P·V.
 			o := w.ho[g*group*hd : (g+1)*group*hd]
-			mulRows(group, hd, nb, w.s, TileKeys, t.v.Data[a*t.v.Stride+g*hd:], t.v.Stride, o, hd, w.alpha, w.ones)
+			vb, ldv := t.v.block(w.vb, a, nb, g*hd, hd)
+			mulRows(group, hd, nb, w.s, TileKeys, vb, ldv, o, hd, w.alpha, w.ones)
 		}
 	}
 }

@@ -63,17 +63,18 @@ func newWorker(heads, group, hd int) *worker {
 func (f *Flash) Bytes() int {
 	n := 0
 	for _, w := range f.workers {
-		n += len(w.buf)
+		n += len(w.buf) + len(w.kb) + len(w.vb)
 	}
 	return 4 * n
 }
 
 // check panics unless the shapes fit Attention's contract and f's heads.
-func (f *Flash) check(out, q, k, v unit03.Mat, heads, kvHeads, pos0 int) {
+func (f *Flash) check(out, q unit03.Mat, k, v kv, heads, kvHeads, pos0 int) {
 	unit00.Check(heads == f.heads && kvHeads == f.kvHeads, "flash attention: heads and kvHeads must be New's")
 	unit00.Check(q.Cols == heads*f.hd && out.Rows == q.Rows && out.Cols == q.Cols, "flash attention: q and out must be T × heads·headDim")
-	unit00.Check(k.Cols == kvHeads*f.hd && v.Cols == k.Cols, "flash attention: k and v must be kvHeads·headDim wide")
-	unit00.Check(pos0 >= 0 && k.Rows >= pos0+q.Rows && v.Rows >= pos0+q.Rows, "flash attention: k and v must cover positions 0 … pos0+T−1")
+	w := kvHeads * f.hd // a Store's rows are this wide by construction
+	unit00.Check((k.typ != CacheF32 || k.m.Cols == w) && (v.typ != CacheF32 || v.m.Cols == w), "flash attention: k and v must be kvHeads·headDim wide")
+	unit00.Check(pos0 >= 0 && k.rows >= pos0+q.Rows && v.rows >= pos0+q.Rows, "flash attention: k and v must cover positions 0 … pos0+T−1")
 }
 
 // Prefill computes causal grouped-query attention for the T rows of q, the
@@ -87,6 +88,11 @@ func (f *Flash) check(out, q, k, v unit03.Mat, heads, kvHeads, pos0 int) {
 // shared out over p. It panics (unit00.Check) on shapes that do not fit
 // or heads other than New's.
 func (f *Flash) Prefill(p *unit03.Pool, out, q, k, v unit03.Mat, heads, kvHeads, pos0 int) {
+	f.prefill(p, out, q, matKV(k), matKV(v), heads, kvHeads, pos0)
+}
+
+// prefill is Prefill over keys and values in any of the store's types.
+func (f *Flash) prefill(p *unit03.Pool, out, q unit03.Mat, k, v kv, heads, kvHeads, pos0 int) {
 	f.check(out, q, k, v, heads, kvHeads, pos0)
 	T := q.Rows
 	threads := min(p.Threads(), len(f.workers))
@@ -107,7 +113,8 @@ func (f *Flash) Prefill(p *unit03.Pool, out, q, k, v unit03.Mat, heads, kvHeads,
 // the parts gives each part early and late ones alike.
 type prefillTask struct {
 	f            *Flash
-	out, q, k, v unit03.Mat
+	out, q       unit03.Mat
+	k, v         kv
 	pos0, rows   int
 	units, parts int
 }
@@ -116,7 +123,7 @@ func (t *prefillTask) Do(i int) {
 	f, w := t.f, t.f.workers[i]
 	for u := i; u < t.units; u += t.parts {
 		g, t0 := u%f.kvHeads, (u/f.kvHeads)*t.rows
-		f.tile(w, t.out, t.q, t.k, t.v, g, t0, min(t0+t.rows, t.q.Rows), t.pos0)
+		f.tile(w, t.out, t.q, &t.k, &t.v, g, t0, min(t0+t.rows, t.q.Rows), t.pos0)
 	}
 }
 
@@ -124,7 +131,7 @@ func (t *prefillTask) Do(i int) {
 // of the tile, head g·group + i/n and query row t0 + i%n (n = t1−t0), keeps
 // its running maximum and sum in w.m[i] and w.l[i] and its running output
 // in its own place in out.
-func (f *Flash) tile(w *worker, out, q, k, v unit03.Mat, g, t0, t1, pos0 int) {
+func (f *Flash) tile(w *worker, out, q unit03.Mat, k, v *kv, g, t0, t1, pos0 int) {
 	hd, group, n := f.hd, f.heads/f.kvHeads, t1-t0
 	for i := range group * n {
 		h, t := g*group+i/n, t0+i%n
@@ -138,12 +145,14 @@ func (f *Flash) tile(w *worker, out, q, k, v unit03.Mat, g, t0, t1, pos0 int) {
 	end := pos0 + t1 // the keys the tile's last row sees: 0 … pos0+t1−1
 	for a := 0; a < end; a += TileKeys {
 		nb := min(TileKeys, end-a)
-		transpose(w.kt, TileKeys, k, a, nb, g*hd, hd)
+		kb, ldk := k.block(w.kb, a, nb, g*hd, hd)
+		transpose(w.kt, TileKeys, kb, ldk, nb, hd)
+		vb, ldv := v.block(w.vb, a, nb, g*hd, hd)
 		first := max(t0, a-pos0) // the first row that sees key a
 		for hh := range group {
 			h := g*group + hh
 			for t := first; t < t1; t += 4 {
-				f.rows(w, out, q, v, h, g, t, min(t+4, t1), hh*n+t-t0, a, nb, pos0)
+				f.rows(w, out, q, vb, ldv, h, t, min(t+4, t1), hh*n+t-t0, a, nb, pos0)
 			}
 		}
 	}
@@ -159,10 +168,11 @@ func (f *Flash) tile(w *worker, out, q, k, v unit03.Mat, g, t0, t1, pos0 int) {
 
 // rows folds keys a … a+nb−1 into query rows t0 … t1−1 (at most 4) of head
 // h, tile rows i0 …: their scores against the transposed block in w.kt,
+// the block's values in vb (row stride ldv),
 // each row's exponentials over the keys it may see (the rest zero),
 // against its running maximum raised to the block's, and out = α·out +
 // exponentials·V, α rescaling what was summed before to that maximum.
-func (f *Flash) rows(w *worker, out, q, v unit03.Mat, h, g, t0, t1, i0, a, nb, pos0 int) {
+func (f *Flash) rows(w *worker, out, q unit03.Mat, vb []float32, ldv, h, t0, t1, i0, a, nb, pos0 int) {
 	hd, R := f.hd, t1-t0
 	mulRows(R, nb, hd, q.Data[t0*q.Stride+h*hd:], q.Stride, w.kt, TileKeys, w.s, TileKeys, nil, w.scale)
 	for r := range R {
@@ -175,15 +185,15 @@ func (f *Flash) rows(w *worker, out, q, v unit03.Mat, h, g, t0, t1, i0, a, nb, p
 		w.m[i], w.l[i] = top, a*w.l[i]+l
 		w.alpha[r] = a
 	}
-	mulRows(R, hd, nb, w.s, TileKeys, v.Data[a*v.Stride+g*hd:], v.Stride, out.Data[t0*out.Stride+h*hd:], out.Stride, w.alpha, w.ones)
+	mulRows(R, hd, nb, w.s, TileKeys, vb, ldv, out.Data[t0*out.Stride+h*hd:], out.Stride, w.alpha, w.ones)
 }
 
-// transpose writes keys a … a+n−1 of k, columns c0 … c0+hd−1, into kt as
-// hd rows of n (row stride ld): the layout in which a row of queries
+// transpose writes the n keys of hd floats in kb (row stride ldk) into kt
+// as hd rows of n (row stride ld): the layout in which a row of queries
 // multiplies a block of keys with mulRows. Four keys at a time, so that
 // each step writes four adjacent floats.
-func transpose(kt []float32, ld int, k unit03.Mat, a, n, c0, hd int) {
-	key := func(j int) []float32 { return k.Data[(a+j)*k.Stride+c0 : (a+j)*k.Stride+c0+hd] }
+func transpose(kt []float32, ld int, kb []float32, ldk, n, hd int) {
+	key := func(j int) []float32 { return kb[j*ldk : j*ldk+hd] }
 	j := 0
 	for ; j+4 <= n; j += 4 {
 		k0, k1, k2, k3 := key(j), key(j+1), key(j+2), key(j+3)

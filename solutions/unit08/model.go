@@ -20,3 +20,23 @@ func Use(m *unit05.Model) (*Flash, error) {
 	m.Attention = f
 	return f, nil
 }
+
+// UseCache gives m flash attention over a KV cache that keeps its keys as
+// kt and its values as vt: a Flash as Use makes it, and a Store of m's
+// Layers and MaxSeq positions set as m.Store, so that every block puts its
+// keys and values there and attends over them. Make m's sessions after
+// it: unit07's NewSession then keeps no rows of its own. An error of New
+// or NewStore is returned wrapped, and m is then unchanged.
+func UseCache(m *unit05.Model, kt, vt CacheType) (*Flash, *Store, error) {
+	c := m.Config
+	f, err := New(c.Heads, c.KVHeads, c.HeadDim, m.Pool.Threads())
+	if err != nil {
+		return nil, nil, fmt.Errorf("model: %w", err)
+	}
+	s, err := NewStore(f, c.Layers, c.MaxSeq, kt, vt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("model: %w", err)
+	}
+	m.Attention, m.Store = f, s
+	return f, s, nil
+}

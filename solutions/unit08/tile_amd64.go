@@ -64,3 +64,38 @@ func dots(out, q []float32, k unit03.Mat, scale float32) {
 	_, _ = out[n-1], k.Data[(n-1)*k.Stride+hd-1]
 	dotsAVX512(n, &q[0], &k.Data[0], k.Stride, hd/16, &out[0], scale)
 }
+
+// widenF16AVX512 widens n·16 halves (tile_amd64.s).
+//
+//go:noescape
+func widenF16AVX512(dst *float32, src *byte, n int)
+
+// widenQ8AVX512 widens n Q8_0 blocks (tile_amd64.s).
+//
+//go:noescape
+func widenQ8AVX512(dst *float32, src *byte, n int)
+
+// widenF16 writes the float32 values of the halves src into dst: 16 at a
+// time in assembly, the rest in Go.
+func widenF16(dst []float32, src []byte) {
+	n := 0
+	if tileKernel {
+		n = len(dst) / 16
+	}
+	if n > 0 {
+		_, _ = dst[16*n-1], src[32*n-1]
+		widenF16AVX512(&dst[0], &src[0], n)
+	}
+	widenF16Go(dst[16*n:], src[32*n:])
+}
+
+// widenQ8 writes the values of the Q8_0 blocks src into dst.
+func widenQ8(dst []float32, src []byte) {
+	n := len(dst) / Q8Block
+	if !tileKernel || n == 0 {
+		widenQ8Go(dst, src)
+		return
+	}
+	_, _ = dst[n*Q8Block-1], src[n*Q8BlockBytes-1]
+	widenQ8AVX512(&dst[0], &src[0], n)
+}

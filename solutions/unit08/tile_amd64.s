@@ -225,3 +225,48 @@ dots_chunk:
 dots_done:
 	VZEROUPPER
 	RET
+
+// func widenF16AVX512(dst *float32, src *byte, n int)
+// n steps of 16 halves: VCVTPH2PS widens 32 bytes into a zmm of float32s.
+TEXT ·widenF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+f16loop:
+	VCVTPH2PS (SI), Z0
+	VMOVUPS   Z0, (DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       f16loop
+	VZEROUPPER
+	RET
+
+// func widenQ8AVX512(dst *float32, src *byte, n int)
+// n Q8_0 blocks: the F16 scale widened and broadcast, each 16 int8s
+// sign-extended to int32 (VPMOVSXBD), converted and multiplied by it.
+TEXT ·widenQ8AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+q8loop:
+	MOVWLZX      (SI), AX
+	MOVQ         AX, X0
+	VCVTPH2PS    X0, X0
+	VBROADCASTSS X0, Z0
+	VPMOVSXBD    2(SI), Z1
+	VPMOVSXBD    18(SI), Z2
+	VCVTDQ2PS    Z1, Z1
+	VCVTDQ2PS    Z2, Z2
+	VMULPS       Z0, Z1, Z1
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      Z1, (DI)
+	VMOVUPS      Z2, 64(DI)
+	ADDQ         $34, SI
+	ADDQ         $128, DI
+	DECQ         CX
+	JNZ          q8loop
+	VZEROUPPER
+	RET

@@ -23,4 +23,15 @@ type worker struct {
 	scale []float32 // 1/√headDim four times: the score rows' factors
 	heads []Partial // a decode step: a partial per head over this worker's keys
 	ho    []float32 // their outputs, head after head
+	// A block of keys and one of values widened to float32, TileKeys ×
+	// headDim each: only for a Store's F16 and Q8_0 rows (NewStore).
+	kb, vb []float32
+}
+
+// Store is a KV cache that keeps keys and values as F32, F16 or Q8_0 rows
+// and attends over them with its Flash (8.5).
+type Store struct {
+	f            *Flash
+	keys, values []kv // per layer, maxSeq rows of kvHeads·headDim values
+	maxSeq       int
 }
