@@ -7,12 +7,21 @@
 // in one evaluation (batches of 512, as llama.cpp's default), and its top 10
 // recorded at that file's positions.
 //
+// With --kv f16 as a third argument, the short models run with an F16 KV
+// cache instead (llama.cpp's default), and only their greedy tokens and
+// top 10 are written: the record of unit10/testdata/llamacpp-f16cache.json.
+//
 // Usage (from the repository root): see ci/ggufref/README.md.
 import {getLlama} from "node-llama-cpp";
 import {createHash} from "node:crypto";
 import {existsSync, readFileSync, writeFileSync, readdirSync} from "node:fs";
 
-const [modelsDir, outPath] = process.argv.slice(2);
+const [modelsDir, outPath, kvFlag, kvValue] = process.argv.slice(2);
+if (kvFlag !== undefined && (kvFlag !== "--kv" || !["f16", "f32"].includes(kvValue))) {
+	console.error("usage: node record.mjs MODELS_DIR [OUT.json] [--kv f16|f32]");
+	process.exit(2);
+}
+const kv = (kvValue ?? "f32").toUpperCase();
 const prompt = "The quick brown fox jumps over the lazy dog. Numbers: 12345, and a question?";
 const steps = 32;
 const llama = await getLlama({gpu: false, build: "never"});
@@ -24,14 +33,14 @@ for (const file of readdirSync(modelsDir).filter((f) => f.endsWith(".gguf")).sor
 	const sha256 = createHash("sha256").update(readFileSync(path)).digest("hex");
 	const model = await llama.loadModel({modelPath: path, gpuLayers: 0});
 	const longPath = path.replace(/\.gguf$/, ".long.json");
-	if (existsSync(longPath)) {
-		long.push({file, sha256, ...await recordLong(model, JSON.parse(readFileSync(longPath, "utf8")))});
+	if (existsSync(longPath)) { // a long-context model: F32 only
+		if (kv === "F32") long.push({file, sha256, ...await recordLong(model, JSON.parse(readFileSync(longPath, "utf8")))});
 		await model.dispose();
 		continue;
 	}
 	const context = await model.createContext({
 		contextSize: 128, batchSize: 128, sequences: 1, threads: 1, flashAttention: false,
-		experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32",
+		experimentalKvCacheKeyType: kv, experimentalKvCacheValueType: kv,
 	});
 	const sequence = context.getSequence();
 	let tokens = Array.from(model.tokenize(prompt, false));
@@ -58,7 +67,7 @@ for (const file of readdirSync(modelsDir).filter((f) => f.endsWith(".gguf")).sor
 	await model.dispose();
 }
 const out = {
-	source: "llama.cpp via node-llama-cpp 3.22.1 (@node-llama-cpp/linux-x64 3.22.1), CPU, 1 thread, F32 KV cache, no flash attention",
+	source: `llama.cpp via node-llama-cpp 3.22.1 (@node-llama-cpp/linux-x64 3.22.1), CPU, 1 thread, ${kv} KV cache, no flash attention`,
 	prompt, steps, models, long,
 };
 writeFileSync(outPath ?? new URL("../../unit10/testdata/llamacpp-models.json", import.meta.url), JSON.stringify(out, null, 1) + "\n");

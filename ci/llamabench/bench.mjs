@@ -3,7 +3,7 @@
 // object per test and thread count in the format of `llm bench --json`, so
 // that run.sh can put the two engines side by side. See README.md.
 //
-//	node bench.mjs MODEL.gguf [--threads 1,2] [-p 512] [-n 128] [-d 0,1024] [-r 3] [--kv f16|f32] [--fa]
+//	node bench.mjs MODEL.gguf [--threads 1,2] [-p 512] [-n 128] [-d 0,1024] [-r 3] [--kv f16|f32|q8_0] [--fa]
 //
 // pp: -p tokens evaluated as one batch into an empty sequence (logits of
 // the last one only, as llama-bench asks for). tg: after a short prompt, -n
@@ -20,7 +20,7 @@
 // go to stderr.
 import {getLlama, LlamaLogLevel} from "node-llama-cpp";
 
-const usage = "usage: node bench.mjs MODEL.gguf [--threads 1,2] [-p 512] [-n 128] [-d 0,1024] [-r 3] [--kv f16|f32] [--fa]";
+const usage = "usage: node bench.mjs MODEL.gguf [--threads 1,2] [-p 512] [-n 128] [-d 0,1024] [-r 3] [--kv f16|f32|q8_0] [--fa]";
 const promptLen = 8; // tokens before the timed tg steps, evaluated untimed
 
 function parseArgs(argv) {
@@ -46,7 +46,8 @@ function parseArgs(argv) {
 	}
 	if (o.model == null) fail("no model given");
 	if (o.p === 0 && o.n === 0) fail("nothing to measure: -p and -n are both 0");
-	if (o.kv !== "f16" && o.kv !== "f32") fail("--kv must be f16 or f32");
+	if (!["f16", "f32", "q8_0"].includes(o.kv)) fail("--kv must be f16, f32 or q8_0");
+	if (o.kv === "q8_0" && !o.fa) fail("--kv q8_0 needs --fa: llama.cpp quantizes the V cache only with flash attention");
 	return o;
 }
 
@@ -161,7 +162,7 @@ for (const threads of opts.threads) {
 		note(`${threads} thread(s), ${test.name}: ${runs.map((x) => x.toFixed(2)).join(", ")} t/s (warm-up ${warm.toFixed(2)})`);
 		console.log(JSON.stringify({
 			model: opts.model, threads, test: test.name, n_tokens: test.n, n_depth: test.depth,
-			tps: round2(mean), tps_stddev: round2(sd), engine: "llama.cpp",
+			type_k: opts.kv, type_v: opts.kv, tps: round2(mean), tps_stddev: round2(sd), engine: "llama.cpp",
 		}));
 	}
 	if (context.currentThreads !== threads) note(`warning: llama.cpp ran ${context.currentThreads} threads, not ${threads}`);

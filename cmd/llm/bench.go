@@ -40,7 +40,8 @@ does not.
 
 With --json, one JSON object per line and test:
   {"model": "m.gguf", "threads": 2, "test": "pp512", "n_tokens": 512,
-   "n_depth": 0, "tps": 123.4, "tps_stddev": 1.2}
+   "n_depth": 0, "type_k": "f16", "type_v": "f16", "tps": 123.4,
+   "tps_stddev": 1.2}
 
 Example:
   llm gen --shape tinyllama-1.1b --type q4_0 -o /tmp/tl.gguf
@@ -53,17 +54,19 @@ type benchOptions struct {
 	depths  []int
 	threads []int
 	reps    int
+	cache   cacheTypes
 	json    bool
 }
 
 func setupBench(fs *flagSet) func(*env) error {
-	o := &benchOptions{pp: []int{512}, tg: []int{128}, depths: []int{0}, threads: []int{defaultThreads()}, reps: 3}
+	o := &benchOptions{pp: []int{512}, tg: []int{128}, depths: []int{0}, threads: []int{defaultThreads()}, reps: 3, cache: defaultCache}
 	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
 	fs.ints(&o.pp, "p,n-prompt", "N", "prompt tokens to process, a comma list (default 512)", tokenCount)
 	fs.ints(&o.tg, "n,n-gen", "N", "tokens to generate, a comma list (default 128)", tokenCount)
 	fs.ints(&o.depths, "d,n-depth", "N", "tokens already in the cache before each test, a comma list (default 0)", tokenCount)
 	fs.ints(&o.threads, "t,threads", "N", fmt.Sprintf("thread counts, a comma list (default %d, the CPUs; at most %d)", defaultThreads(), maxThreads), threadCount)
 	fs.integer(&o.reps, "r,repetitions", "N", "repetitions of each test (default 3)", atLeast(1))
+	cacheFlags(fs, &o.cache)
 	fs.boolean(&o.json, "json", "print one JSON object per line and test")
 	return func(e *env) error { return doBench(e, o) }
 }
@@ -91,6 +94,8 @@ type benchJSON struct {
 	Test      string  `json:"test"`
 	NTokens   int     `json:"n_tokens"`
 	NDepth    int     `json:"n_depth"`
+	TypeK     string  `json:"type_k"`
+	TypeV     string  `json:"type_v"`
 	TPS       float64 `json:"tps"`
 	TPSStddev float64 `json:"tps_stddev"`
 }
@@ -135,7 +140,7 @@ func doBench(e *env, o *benchOptions) error {
 	// short prompt of a tg test) and its tokens. The model's scratch is
 	// sized for the most threads of -t, so that every pool of the list
 	// fits in it.
-	m, err := loadModel(e, o.model, context, slices.Max(o.threads), "-p/-n/-d")
+	m, err := loadModel(e, o.model, context, slices.Max(o.threads), "-p/-n/-d", o.cache)
 	if err != nil {
 		return err
 	}
@@ -148,7 +153,7 @@ func doBench(e *env, o *benchOptions) error {
 	header := !o.json
 	row := func(threads int, t benchTest, mean, sd float64) error {
 		if o.json {
-			b, err := json.Marshal(benchJSON{Model: o.model, Threads: threads, Test: t.name, NTokens: t.n, NDepth: t.depth, TPS: mean, TPSStddev: sd})
+			b, err := json.Marshal(benchJSON{Model: o.model, Threads: threads, Test: t.name, NTokens: t.n, NDepth: t.depth, TypeK: o.cache.k.String(), TypeV: o.cache.v.String(), TPS: mean, TPSStddev: sd})
 			if err != nil {
 				return err
 			}

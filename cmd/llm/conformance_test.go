@@ -79,7 +79,7 @@ func TestConformanceGreedy(t *testing.T) {
 			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out := ok(t, "run", "-m", path, "--temp", "0", "--json", "-n", fmt.Sprint(unit10.ConformanceSteps), "-p", unit10.ConformancePrompt)
+			out := ok(t, "run", "-m", path, "--temp", "0", "--json", "-n", fmt.Sprint(unit10.ConformanceSteps), "-p", unit10.ConformancePrompt, "-ctk", "f32", "-ctv", "f32")
 			got := decodeJSON[runJSON](t, out)
 			if fmt.Sprint(got.PromptTokens) != fmt.Sprint(r.PromptIDs) {
 				t.Fatalf("prompt tokens %v, llama.cpp's %v", got.PromptTokens, r.PromptIDs)

@@ -33,17 +33,19 @@ type evalOptions struct {
 	tokens         []int
 	top            int
 	ctx, threads   int
+	cache          cacheTypes
 	json           bool
 	noParseSpecial bool
 }
 
 func setupEval(fs *flagSet) func(*env) error {
-	o := &evalOptions{top: 10, ctx: ctxUnset, threads: defaultThreads()}
+	o := &evalOptions{top: 10, ctx: ctxUnset, threads: defaultThreads(), cache: defaultCache}
 	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
 	fs.str(&o.prompt, "p,prompt", "TEXT", "the prompt, tokenized as llm run does")
 	fs.ints(&o.tokens, "tokens", "IDS", "the token ids instead of a prompt, comma-separated", atLeast(0))
 	fs.integer(&o.top, "top", "K", "the logits shown per position, highest first (default 10)", atLeast(1))
 	contextFlags(fs, &o.ctx, &o.threads)
+	cacheFlags(fs, &o.cache)
 	fs.boolean(&o.noParseSpecial, "no-parse-special", "treat special tokens written in the prompt as plain text")
 	fs.boolean(&o.json, "json", "print a JSON array instead of a table")
 	return func(e *env) error { return doEval(e, o) }
@@ -65,7 +67,7 @@ func doEval(e *env, o *evalOptions) error {
 	case !e.given("p") && !e.given("tokens"):
 		return usagef("nothing to evaluate: give -p PROMPT or --tokens 1,2,3")
 	}
-	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c")
+	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c", o.cache)
 	if err != nil {
 		return err
 	}

@@ -59,15 +59,16 @@ func (f footprint) total() float64 { return f.kv + f.scratch + f.rope }
 
 // contextFootprint estimates what loading a model of config c for n
 // positions with threads threads allocates besides the weights, mirroring
-// the units' allocations: unit07's KV cache (keys and values, float32, per
-// layer) and a session's hidden states; unit05's RoPE tables (a cosine and
+// the units' allocations: the KV cache (keys and values per layer, in the
+// types of kv: unit07's rows for float32, unit08's Store otherwise) and a
+// session's hidden states; unit05's RoPE tables (a cosine and
 // a sine per position and pair) and its scratch arena (the hidden states,
 // keys and values of a pass over n tokens, one block of 64 rows, and the
 // attention scores of up to 64 threads' rows against n positions); and, for
 // a mixture of experts, each layer's unit06 scratch for a block of rows
 // (the router's logits, each row's k expert rows of input, gate, up and
 // output, and the shared expert's rows).
-func contextFootprint(c unit05.Config, e unit06.Config, n, threads int) footprint {
+func contextFootprint(c unit05.Config, e unit06.Config, n, threads int, kv cacheTypes) footprint {
 	const rows = 64 // unit05's blockRows
 	N, b := float64(n), float64(min(n, rows))
 	parts := float64(min(threads, rows))
@@ -79,7 +80,7 @@ func contextFootprint(c unit05.Config, e unit06.Config, n, threads int) footprin
 		arena += 4 * float64(c.Layers) * perLayer
 	}
 	return footprint{
-		kv:      2 * 4 * float64(c.Layers) * N * kvDim,
+		kv:      float64(c.Layers) * N * float64(kv.k.RowBytes(c.KVDim())+kv.v.RowBytes(c.KVDim())),
 		scratch: arena + 4*N*dim + 4*float64(c.Vocab),
 		rope:    4 * N * float64(c.HeadDim),
 	}
@@ -88,8 +89,8 @@ func contextFootprint(c unit05.Config, e unit06.Config, n, threads int) footprin
 // checkMemory refuses a context whose footprint is more than the memory
 // available. what names the context for the message ("-c 4000000000"),
 // flag the flag that lowers it.
-func checkMemory(c unit05.Config, e unit06.Config, n, threads int, what, flag string) error {
-	need := contextFootprint(c, e, n, threads)
+func checkMemory(c unit05.Config, e unit06.Config, n, threads int, kv cacheTypes, what, flag string) error {
+	need := contextFootprint(c, e, n, threads, kv)
 	avail, source := availableMemory()
 	if need.total() <= float64(avail) {
 		return nil

@@ -37,14 +37,43 @@ type model struct {
 	trainCtx int // the model's context_length
 }
 
+// cacheTypes are the KV cache's key and value types (-ctk, -ctv).
+type cacheTypes struct{ k, v unit08.CacheType }
+
+// defaultCache is the cache llm keeps without -ctk/-ctv: F16, as
+// llama.cpp's, chosen by measurement (docs/engine.md, "KV cache types"):
+// half the memory of F32 and faster decode steps at depth, at the same
+// prompt speed.
+var defaultCache = cacheTypes{unit08.CacheF16, unit08.CacheF16}
+
+// cacheFlags declares -ctk and -ctv, llama.cpp's names and spellings.
+func cacheFlags(fs *flagSet, c *cacheTypes) {
+	for _, f := range []struct {
+		names, what string
+		p           *unit08.CacheType
+	}{{"ctk,cache-type-k", "keys", &c.k}, {"ctv,cache-type-v", "values", &c.v}} {
+		fs.add(f.names, "TYPE", fmt.Sprintf("the KV cache's type for %s: f32, f16 or q8_0 (default %v)", f.what, *f.p), false, func(v string) error {
+			t, err := unit08.ParseCacheType(v)
+			if err != nil {
+				if _, ok := map[string]bool{"bf16": true, "q4_0": true, "q4_1": true, "iq4_nl": true, "q5_0": true, "q5_1": true}[strings.ToLower(v)]; ok {
+					return fmt.Errorf("llama.cpp has this type, llm does not: want f32, f16 or q8_0")
+				}
+				return fmt.Errorf("want f32, f16 or q8_0")
+			}
+			*f.p = t
+			return nil
+		})
+	}
+}
+
 // loadModel loads the GGUF model at path for a context of ctx positions
 // (ctxUnset: min(4096, the model's context_length); 0: the model's) with
-// a pool of threads. flag is the flag that sets the context, for messages:
-// "-c", or bench's "-p/-n". Before anything is allocated for the context,
-// its memory is compared with the memory available (checkMemory); a -c
-// beyond the model's trained context gets a warning. Its errors are bad
-// input (exit status 2).
-func loadModel(e *env, path string, ctx, threads int, flag string) (*model, error) {
+// a pool of threads and a KV cache of types kv. flag is the flag that sets
+// the context, for messages: "-c", or bench's "-p/-n". Before anything is
+// allocated for the context, its memory is compared with the memory
+// available (checkMemory); a -c beyond the model's trained context gets a
+// warning. Its errors are bad input (exit status 2).
+func loadModel(e *env, path string, ctx, threads int, flag string, kv cacheTypes) (*model, error) {
 	if path == "" {
 		return nil, usagef("no model: give -m MODEL.gguf")
 	}
@@ -67,7 +96,14 @@ func loadModel(e *env, path string, ctx, threads int, flag string) (*model, erro
 	case flag == "-c":
 		what = fmt.Sprintf("-c %d", ctx)
 	}
-	if err := checkMemory(cfg, experts, ctx, threads, what, flag); err != nil {
+	if q8 := unit08.CacheQ8_0; (kv.k == q8 || kv.v == q8) && cfg.HeadDim%unit08.Q8Block != 0 {
+		name := "-ctk"
+		if kv.k != q8 {
+			name = "-ctv"
+		}
+		return nil, usagef("%s q8_0: this model's heads are %d wide, and a q8_0 cache needs a multiple of %d: use f16", name, cfg.HeadDim, unit08.Q8Block)
+	}
+	if err := checkMemory(cfg, experts, ctx, threads, kv, what, flag); err != nil {
 		return nil, err
 	}
 	if flag == "-c" && ctx > trainCtx { // as llama.cpp warns: allowed, but the model never saw such positions
@@ -81,8 +117,14 @@ func loadModel(e *env, path string, ctx, threads int, flag string) (*model, erro
 		return nil, badInput(err)
 	}
 	// Flash attention (unit08) for every prompt and decode step: a few
-	// tiles of scratch per thread in place of unit05's score rows.
-	if _, err := unit08.Use(m.Model); err != nil {
+	// tiles of scratch per thread in place of unit05's score rows. A
+	// float32 cache is unit07's; any other type is unit08's Store.
+	if kv.k == unit08.CacheF32 && kv.v == unit08.CacheF32 {
+		_, err = unit08.Use(m.Model)
+	} else {
+		_, _, err = unit08.UseCache(m.Model, kv.k, kv.v)
+	}
+	if err != nil {
 		m.Close()
 		pool.Close()
 		return nil, err

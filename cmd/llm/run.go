@@ -48,6 +48,7 @@ type runOptions struct {
 	params              unit11.Params
 	seed                int64 // −1: random
 	ctx, threads        int
+	cache               cacheTypes
 	stops               []string
 	ignoreEOS, json     bool
 	noDisplayPrompt     bool
@@ -55,7 +56,7 @@ type runOptions struct {
 }
 
 func setupRun(fs *flagSet) func(*env) error {
-	o := &runOptions{n: 128, params: unit11.DefaultParams(), seed: -1, ctx: ctxUnset, threads: defaultThreads()}
+	o := &runOptions{n: 128, params: unit11.DefaultParams(), seed: -1, ctx: ctxUnset, threads: defaultThreads(), cache: defaultCache}
 	d := unit11.DefaultParams()
 	fs.str(&o.model, "m,model", "FILE", "the model, a GGUF file")
 	fs.str(&o.prompt, "p,prompt", "TEXT", "the prompt")
@@ -80,6 +81,7 @@ func setupRun(fs *flagSet) func(*env) error {
 		return nil
 	})
 	contextFlags(fs, &o.ctx, &o.threads)
+	cacheFlags(fs, &o.cache)
 	fs.strs(&o.stops, "r,reverse-prompt", "TEXT", "stop when the text contains TEXT (repeatable)")
 	fs.boolean(&o.ignoreEOS, "ignore-eos", "do not stop at the end-of-sequence token")
 	fs.boolean(&o.noDisplayPrompt, "no-display-prompt", "do not print the prompt before the generated text")
@@ -192,7 +194,7 @@ func doRun(e *env, o *runOptions) error {
 	if err := params.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c")
+	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c", o.cache)
 	if err != nil {
 		return err
 	}

@@ -30,14 +30,10 @@ func (r *kv) block(buf []float32, a, n, c0, w int) ([]float32, int) {
 	if r.typ == CacheF32 {
 		return r.m.Data[a*r.m.Stride+c0:], r.m.Stride
 	}
-	for i := range n {
-		row := r.data[(a+i)*r.rowBytes:]
-		dst := buf[i*w : (i+1)*w]
-		if r.typ == CacheF16 {
-			widenF16(dst, row[2*c0:2*(c0+w)])
-		} else {
-			widenQ8(dst, row[c0/Q8Block*Q8BlockBytes:(c0+w)/Q8Block*Q8BlockBytes])
-		}
+	if r.typ == CacheF16 {
+		widenF16Rows(buf[:n*w], w, r.data[a*r.rowBytes+2*c0:], r.rowBytes, n)
+	} else {
+		widenQ8Rows(buf[:n*w], w, r.data[a*r.rowBytes+c0/Q8Block*Q8BlockBytes:], r.rowBytes, n)
 	}
 	return buf, w
 }
@@ -79,20 +75,28 @@ func quantQ8(b []byte, x []float32) {
 	}
 }
 
-// widenF16Go writes the float32 values of the halves src into dst.
-func widenF16Go(dst []float32, src []byte) {
-	for i := range dst {
-		dst[i] = unit01.F16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+// widenF16Go widens n rows of w halves, row i at src[i·lds:], into dst
+// (w floats a row).
+func widenF16Go(dst []float32, w int, src []byte, lds, n int) {
+	for i := range n {
+		row, out := src[i*lds:i*lds+2*w], dst[i*w:(i+1)*w]
+		for j := range out {
+			out[j] = unit01.F16ToF32(binary.LittleEndian.Uint16(row[2*j:]))
+		}
 	}
 }
 
-// widenQ8Go writes the values d·q of the Q8_0 blocks src into dst.
-func widenQ8Go(dst []float32, src []byte) {
-	for b := 0; b < len(dst); b += Q8Block {
-		blk := src[b/Q8Block*Q8BlockBytes:]
-		d := unit01.F16ToF32(binary.LittleEndian.Uint16(blk))
-		for i := range Q8Block {
-			dst[b+i] = d * float32(int8(blk[2+i]))
+// widenQ8Go widens n rows of w values kept as Q8_0 blocks, row i at
+// src[i·lds:], into dst (w floats a row): each value d·q.
+func widenQ8Go(dst []float32, w int, src []byte, lds, n int) {
+	for i := range n {
+		out := dst[i*w : (i+1)*w]
+		for b := 0; b < w; b += Q8Block {
+			blk := src[i*lds+b/Q8Block*Q8BlockBytes:]
+			d := unit01.F16ToF32(binary.LittleEndian.Uint16(blk))
+			for j := range Q8Block {
+				out[b+j] = d * float32(int8(blk[2+j]))
+			}
 		}
 	}
 }

@@ -65,37 +65,37 @@ func dots(out, q []float32, k unit03.Mat, scale float32) {
 	dotsAVX512(n, &q[0], &k.Data[0], k.Stride, hd/16, &out[0], scale)
 }
 
-// widenF16AVX512 widens n·16 halves (tile_amd64.s).
+// widenF16AVX512 widens rows rows of n·16 halves, row i at src + i·lds
+// bytes, into dst + i·n·16 floats (tile_amd64.s).
 //
 //go:noescape
-func widenF16AVX512(dst *float32, src *byte, n int)
+func widenF16AVX512(dst *float32, src *byte, lds, rows, n int)
 
-// widenQ8AVX512 widens n Q8_0 blocks (tile_amd64.s).
+// widenQ8AVX512 widens rows rows of n Q8_0 blocks, row i at src + i·lds
+// bytes, into dst + i·n·32 floats (tile_amd64.s).
 //
 //go:noescape
-func widenQ8AVX512(dst *float32, src *byte, n int)
+func widenQ8AVX512(dst *float32, src *byte, lds, rows, n int)
 
-// widenF16 writes the float32 values of the halves src into dst: 16 at a
-// time in assembly, the rest in Go.
-func widenF16(dst []float32, src []byte) {
-	n := 0
-	if tileKernel {
-		n = len(dst) / 16
-	}
-	if n > 0 {
-		_, _ = dst[16*n-1], src[32*n-1]
-		widenF16AVX512(&dst[0], &src[0], n)
-	}
-	widenF16Go(dst[16*n:], src[32*n:])
-}
-
-// widenQ8 writes the values of the Q8_0 blocks src into dst.
-func widenQ8(dst []float32, src []byte) {
-	n := len(dst) / Q8Block
-	if !tileKernel || n == 0 {
-		widenQ8Go(dst, src)
+// widenF16Rows widens n rows of w halves, row i at src[i·lds:], into dst
+// (w floats a row): one call of the kernel for every row, when w is a
+// multiple of 16, so that a block of keys costs no call per row.
+func widenF16Rows(dst []float32, w int, src []byte, lds, n int) {
+	if !tileKernel || w%16 != 0 || n == 0 {
+		widenF16Go(dst, w, src, lds, n)
 		return
 	}
-	_, _ = dst[n*Q8Block-1], src[n*Q8BlockBytes-1]
-	widenQ8AVX512(&dst[0], &src[0], n)
+	_, _ = dst[n*w-1], src[(n-1)*lds+2*w-1]
+	widenF16AVX512(&dst[0], &src[0], lds, n, w/16)
+}
+
+// widenQ8Rows widens n rows of w values kept as Q8_0 blocks, row i at
+// src[i·lds:], into dst (w floats a row), in one call of the kernel.
+func widenQ8Rows(dst []float32, w int, src []byte, lds, n int) {
+	if !tileKernel || n == 0 {
+		widenQ8Go(dst, w, src, lds, n)
+		return
+	}
+	_, _ = dst[n*w-1], src[(n-1)*lds+w/Q8Block*Q8BlockBytes-1]
+	widenQ8AVX512(&dst[0], &src[0], lds, n, w/Q8Block)
 }

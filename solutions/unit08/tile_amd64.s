@@ -226,32 +226,48 @@ dots_done:
 	VZEROUPPER
 	RET
 
-// func widenF16AVX512(dst *float32, src *byte, n int)
-// n steps of 16 halves: VCVTPH2PS widens 32 bytes into a zmm of float32s.
-TEXT ·widenF16AVX512(SB), NOSPLIT, $0-24
+// func widenF16AVX512(dst *float32, src *byte, lds, rows, n int)
+// rows rows of n steps of 16 halves: VCVTPH2PS widens 32 bytes into a zmm
+// of float32s. dst is dense; each source row starts lds bytes after the
+// last one (R8).
+TEXT ·widenF16AVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
+	MOVQ src+8(FP), R8
+	MOVQ lds+16(FP), R9
+	MOVQ rows+24(FP), DX
 
-f16loop:
+f16row:
+	MOVQ R8, SI
+	MOVQ n+32(FP), CX
+
+f16step:
 	VCVTPH2PS (SI), Z0
 	VMOVUPS   Z0, (DI)
 	ADDQ      $32, SI
 	ADDQ      $64, DI
 	DECQ      CX
-	JNZ       f16loop
+	JNZ       f16step
+	ADDQ      R9, R8
+	DECQ      DX
+	JNZ       f16row
 	VZEROUPPER
 	RET
 
-// func widenQ8AVX512(dst *float32, src *byte, n int)
-// n Q8_0 blocks: the F16 scale widened and broadcast, each 16 int8s
-// sign-extended to int32 (VPMOVSXBD), converted and multiplied by it.
-TEXT ·widenQ8AVX512(SB), NOSPLIT, $0-24
+// func widenQ8AVX512(dst *float32, src *byte, lds, rows, n int)
+// rows rows of n Q8_0 blocks: each block's F16 scale widened and
+// broadcast, its 32 int8s sign-extended to int32 16 at a time
+// (VPMOVSXBD), converted and multiplied by it.
+TEXT ·widenQ8AVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
+	MOVQ src+8(FP), R8
+	MOVQ lds+16(FP), R9
+	MOVQ rows+24(FP), DX
 
-q8loop:
+q8row:
+	MOVQ R8, SI
+	MOVQ n+32(FP), CX
+
+q8block:
 	MOVWLZX      (SI), AX
 	MOVQ         AX, X0
 	VCVTPH2PS    X0, X0
@@ -267,6 +283,9 @@ q8loop:
 	ADDQ         $34, SI
 	ADDQ         $128, DI
 	DECQ         CX
-	JNZ          q8loop
+	JNZ          q8block
+	ADDQ         R9, R8
+	DECQ         DX
+	JNZ          q8row
 	VZEROUPPER
 	RET

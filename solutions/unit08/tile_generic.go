@@ -12,8 +12,8 @@ func mulRowsFast(rows, cols, k int, a []float32, lda int, b []float32, ldb int, 
 // dots sets out[j] = scale·(q · row j of k) for every row of k.
 func dots(out, q []float32, k unit03.Mat, scale float32) { dotsGo(out, q, k, scale) }
 
-// widenF16 writes the float32 values of the halves src into dst.
-func widenF16(dst []float32, src []byte) { widenF16Go(dst, src) }
+// widenF16Rows widens n rows of halves (see widenF16Go).
+func widenF16Rows(dst []float32, w int, src []byte, lds, n int) { widenF16Go(dst, w, src, lds, n) }
 
-// widenQ8 writes the values of the Q8_0 blocks src into dst.
-func widenQ8(dst []float32, src []byte) { widenQ8Go(dst, src) }
+// widenQ8Rows widens n rows of Q8_0 blocks (see widenQ8Go).
+func widenQ8Rows(dst []float32, w int, src []byte, lds, n int) { widenQ8Go(dst, w, src, lds, n) }
