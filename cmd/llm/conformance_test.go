@@ -24,8 +24,19 @@ import (
 // that either choice is right (unit10's TestC10_5_LlamaCpp's near-tie rule
 // and tolerances), and only to llama.cpp's runner-up. This is the proof
 // that llm run --temp 0 is llama.cpp's greedy decoding.
+//
+// Each model runs twice: with a float32 KV cache against llama.cpp's
+// recording with one (llamacpp-models.json), and with an F16 cache,
+// llm's default, against llama.cpp's recording with its F16 cache
+// (llamacpp-f16cache.json).
 func TestConformanceGreedy(t *testing.T) {
 	tinyModel(t) // skips on unwritten units
+	for _, c := range []struct{ cache, record string }{{"f32", "llamacpp-models.json"}, {"f16", "llamacpp-f16cache.json"}} {
+		t.Run(c.cache, func(t *testing.T) { conformanceGreedy(t, c.cache, c.record) })
+	}
+}
+
+func conformanceGreedy(t *testing.T, cache, record string) {
 	var rec struct {
 		Prompt string
 		Models []struct {
@@ -36,7 +47,7 @@ func TestConformanceGreedy(t *testing.T) {
 			Top10     [][][2]float64 `json:"top10"`
 		}
 	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "unit10", "testdata", "llamacpp-models.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "unit10", "testdata", record))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +55,7 @@ func TestConformanceGreedy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rec.Prompt != unit10.ConformancePrompt {
-		t.Fatalf("llamacpp-models.json was recorded for prompt %q, not unit10.ConformancePrompt %q", rec.Prompt, unit10.ConformancePrompt)
+		t.Fatalf("%s was recorded for prompt %q, not unit10.ConformancePrompt %q", record, rec.Prompt, unit10.ConformancePrompt)
 	}
 	specs, err := unit10.ConformanceSpecs(filepath.Join("..", "..", "unit04", "testdata"))
 	if err != nil {
@@ -65,7 +76,7 @@ func TestConformanceGreedy(t *testing.T) {
 				}
 			}
 			if i < 0 {
-				t.Fatalf("llamacpp-models.json has no record of %s.gguf", spec.Name)
+				t.Fatalf("%s has no record of %s.gguf", record, spec.Name)
 			}
 			r := rec.Models[i]
 			var buf bytes.Buffer
@@ -79,7 +90,7 @@ func TestConformanceGreedy(t *testing.T) {
 			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out := ok(t, "run", "-m", path, "--temp", "0", "--json", "-n", fmt.Sprint(unit10.ConformanceSteps), "-p", unit10.ConformancePrompt, "-ctk", "f32", "-ctv", "f32")
+			out := ok(t, "run", "-m", path, "--temp", "0", "--json", "-n", fmt.Sprint(unit10.ConformanceSteps), "-p", unit10.ConformancePrompt, "-ctk", cache, "-ctv", cache)
 			got := decodeJSON[runJSON](t, out)
 			if fmt.Sprint(got.PromptTokens) != fmt.Sprint(r.PromptIDs) {
 				t.Fatalf("prompt tokens %v, llama.cpp's %v", got.PromptTokens, r.PromptIDs)
@@ -105,7 +116,7 @@ func TestConformanceGreedy(t *testing.T) {
 						same, got.Tokens[min(same, len(got.Tokens)-1)], r.Greedy[same], top[0][1], top[1][0], top[1][1], got.Tokens, r.Greedy)
 				}
 			}
-			t.Logf("%s: the first %d of %d greedy tokens are llama.cpp's", spec.Name, same, len(r.Greedy))
+			t.Logf("%s, %s cache: the first %d of %d greedy tokens are llama.cpp's", spec.Name, cache, same, len(r.Greedy))
 		})
 	}
 }

@@ -14,7 +14,9 @@ import (
 
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
+	"github.com/llmforge/forge/unit06"
 	"github.com/llmforge/forge/unit07"
+	"github.com/llmforge/forge/unit08"
 	"github.com/llmforge/forge/unit10"
 )
 
@@ -100,7 +102,8 @@ func decodeJSON[T any](t *testing.T, s string) T {
 }
 
 // TestGreedyIsUnit10Greedy: llm run --temp 0 gives exactly the tokens of
-// unit10.Greedy on the same model and prompt.
+// unit10.Greedy on the same model and prompt, with the same attention and
+// KV cache (llm's default: flash attention over an F16 cache).
 func TestGreedyIsUnit10Greedy(t *testing.T) {
 	path := tinyModel(t)
 	const prompt, n = "The quick brown fox", 24
@@ -112,6 +115,9 @@ func TestGreedyIsUnit10Greedy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
+	if _, _, err := unit08.UseCache(m.Model, defaultCache.k, defaultCache.v); err != nil {
+		t.Fatal(err)
+	}
 	ids := m.Tokenizer.Encode(prompt, unit04.EncodeOptions{AddSpecial: true, ParseSpecial: true})
 	want, err := unit10.Greedy(unit07.NewSession(m.Model), ids, n)
 	if err != nil {
@@ -123,8 +129,15 @@ func TestGreedyIsUnit10Greedy(t *testing.T) {
 	if fmt.Sprint(got.Tokens) != fmt.Sprint(want) {
 		t.Errorf("llm run --temp 0 tokens\n %v\nunit10.Greedy\n %v", got.Tokens, want)
 	}
-	if got.Stop != "length" || got.Text != m.Tokenizer.Decode(want) {
-		t.Errorf("stop %q, text %q; want length, %q", got.Stop, got.Text, m.Tokenizer.Decode(want))
+	// JSON holds valid UTF-8: a byte of a character cut off by the last
+	// token comes out as U+FFFD, as encoding/json writes it.
+	text, _ := json.Marshal(m.Tokenizer.Decode(want))
+	var wantText string
+	if err := json.Unmarshal(text, &wantText); err != nil {
+		t.Fatal(err)
+	}
+	if got.Stop != "length" || got.Text != wantText {
+		t.Errorf("stop %q, text %q; want length, %q", got.Stop, got.Text, wantText)
 	}
 	if got.Timings.PromptTPS <= 0 || got.Timings.GenTPS <= 0 || got.Timings.GenMS <= 0 {
 		t.Errorf("timings %+v: want positive figures", got.Timings)
@@ -381,7 +394,8 @@ func TestBench(t *testing.T) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		if fmt.Sprint(keys) != "[model n_depth n_tokens test threads tps tps_stddev]" || j["model"] != path || j["tps"].(float64) <= 0 || j["n_depth"] != 0.0 {
+		if fmt.Sprint(keys) != "[model n_depth n_tokens test threads tps tps_stddev type_k type_v]" || j["model"] != path || j["tps"].(float64) <= 0 || j["n_depth"] != 0.0 ||
+			j["type_k"] != "f16" || j["type_v"] != "f16" {
 			t.Errorf("bench --json line %q: keys %v", l, keys)
 		}
 		tests = append(tests, fmt.Sprintf("%v/%v/%v", j["threads"], j["test"], j["n_tokens"]))
@@ -467,6 +481,9 @@ func TestMixtureOfExperts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
+	if _, _, err := unit08.UseCache(m.Model, defaultCache.k, defaultCache.v); err != nil {
+		t.Fatal(err)
+	}
 	if want, err := unit10.Greedy(unit07.NewSession(m.Model), a.PromptTokens, 8); err != nil || fmt.Sprint(want) != fmt.Sprint(a.Tokens) {
 		t.Errorf("llm run --temp 0 chose %v, unit10.Greedy %v (%v)", a.Tokens, want, err)
 	}
@@ -537,6 +554,46 @@ func TestBenchFill(t *testing.T) {
 	for i := range want {
 		if d := got[i] - want[i]; d > 1e-4 || d < -1e-4 {
 			t.Fatalf("logit %d after the bench runs' cache plus one token: %v, want %v as after a fresh prefill of the same 161 tokens", i, got[i], want[i])
+		}
+	}
+}
+
+// TestCacheTypes: every KV cache type runs (-ctk and -ctv apart, any
+// case), a greedy run with an F16 cache gives the tokens of a session over
+// the same model with unit08's F16 store, and bench reports the types.
+func TestCacheTypes(t *testing.T) {
+	path := tinyModel(t)
+	base := []string{"run", "-m", path, "-p", "Hello", "--temp", "0", "--json", "-n", "6", "--ignore-eos"}
+	for _, kv := range [][2]string{{"f32", "f32"}, {"F16", "f16"}, {"q8_0", "Q8_0"}, {"q8_0", "f32"}, {"f16", "q8_0"}} {
+		j := decodeJSON[runJSON](t, ok(t, append(base, "-ctk", kv[0], "-ctv", kv[1])...))
+		if len(j.Tokens) != 6 {
+			t.Errorf("run -ctk %s -ctv %s: %d tokens, want 6", kv[0], kv[1], len(j.Tokens))
+		}
+	}
+	line := strings.TrimSpace(ok(t, "bench", "-m", path, "-p", "8", "-n", "0", "-r", "1", "--json", "-ctk", "q8_0", "-ctv", "f32"))
+	var j benchJSON
+	if err := json.Unmarshal([]byte(line), &j); err != nil || j.TypeK != "q8_0" || j.TypeV != "f32" {
+		t.Errorf("bench -ctk q8_0 -ctv f32 --json: %q (%v), want type_k q8_0 and type_v f32", line, err)
+	}
+}
+
+// TestCacheFootprint: the memory check counts the KV cache in its types:
+// per position and layer, KVDim values of keys and of values at 4 bytes
+// (f32), 2 (f16) or 34 per 32 (q8_0).
+func TestCacheFootprint(t *testing.T) {
+	c := unit05.Config{Dim: 2048, Layers: 22, Heads: 32, KVHeads: 4, HeadDim: 64, FFN: 5632, Vocab: 32000, MaxSeq: 2048}
+	for _, tc := range []struct {
+		kv   cacheTypes
+		want float64 // bytes per position and layer
+	}{
+		{cacheTypes{unit08.CacheF32, unit08.CacheF32}, 2 * 256 * 4},
+		{cacheTypes{unit08.CacheF16, unit08.CacheF16}, 2 * 256 * 2},
+		{cacheTypes{unit08.CacheQ8_0, unit08.CacheQ8_0}, 2 * 8 * 34},
+		{cacheTypes{unit08.CacheQ8_0, unit08.CacheF32}, 8*34 + 256*4},
+	} {
+		f := contextFootprint(c, unit06.Config{}, 1000, 2, tc.kv)
+		if want := 22 * 1000 * tc.want; f.kv != want {
+			t.Errorf("the KV cache of TinyLlama's shape at 1000 positions, %v keys and %v values: %v bytes, want %v", tc.kv.k, tc.kv.v, f.kv, want)
 		}
 	}
 }

@@ -31,6 +31,10 @@ func TestFlagLimits(t *testing.T) {
 		{[]string{"run", "-m", m, "-p", "hi", "-c", "99999999999999999999"}, "-c 99999999999999999999: want an integer"},
 		{[]string{"bench", "-m", m, "-p", "9223372036854775807"}, "-p 9223372036854775807: want an integer in [0, 2147483647]"},
 		{[]string{"bench", "-m", m, "-n", "1,3000000000"}, "-n 1,3000000000: want an integer in [0, 2147483647]"},
+		{[]string{"run", "-m", m, "-p", "hi", "-ctk", "q4_0"}, "-ctk q4_0: llama.cpp has this type, llm does not: want f32, f16 or q8_0"},
+		{[]string{"eval", "-m", m, "-p", "hi", "--cache-type-v=BF16"}, "--cache-type-v BF16: llama.cpp has this type, llm does not"},
+		{[]string{"bench", "-m", m, "-ctv", "f8"}, "-ctv f8: want f32, f16 or q8_0"},
+		{[]string{"run", "-m", m, "-p", "hi", "--cache-type-k", ""}, "--cache-type-k : want f32, f16 or q8_0"},
 	}
 	for _, tc := range tests {
 		checkError(t, tc.args, llm(tc.args...), 2, tc.want)

@@ -59,14 +59,21 @@ func (t *decodeTask) Do(i int) {
 	for g := range f.kvHeads {
 		for a := lo; a < hi; a += TileKeys {
 			nb := min(TileKeys, hi-a)
-			kd, ldk := t.k.block(w.kb, a, nb, g*hd, hd)
-			kb := unit03.Mat{Rows: nb, Cols: hd, Stride: ldk, Data: kd}
+			var kb unit03.Mat
+			if t.k.typ != CacheF16 { // halves are read as they lie, below
+				kd, ldk := t.k.block(w.kb, a, nb, g*hd, hd)
+				kb = unit03.Mat{Rows: nb, Cols: hd, Stride: ldk, Data: kd}
+			}
 			// Each head's scores against the block, dot products with
 			// the keys where they lie, and the fold factors.
 			for hh := range group {
 				h := g*group + hh
 				row := w.s[hh*TileKeys : hh*TileKeys+nb]
-				dots(row, t.q.Row(0)[h*hd:(h+1)*hd], kb, scale)
+				if t.k.typ == CacheF16 {
+					dotsF16(row, t.q.Row(0)[h*hd:(h+1)*hd], t.k.data[a*t.k.rowBytes+2*g*hd:], t.k.rowBytes, nb, scale)
+				} else {
+					dots(row, t.q.Row(0)[h*hd:(h+1)*hd], kb, scale)
+				}
 				part := &w.heads[h]
 				top, l := unit02.SoftmaxParts(row, row, 1, part.M)
 				w.alpha[hh] = shrink(part.M, top)

@@ -100,3 +100,16 @@ func widenQ8Go(dst []float32, w int, src []byte, lds, n int) {
 		}
 	}
 }
+
+// dotsF16Go sets out[j] = scale·(q · key j) for the len(out) keys kept as
+// halves at k[j·ldk:].
+func dotsF16Go(out, q []float32, k []byte, ldk int, scale float32) {
+	for j := range out {
+		row := k[j*ldk : j*ldk+2*len(q)]
+		var s float32
+		for d, x := range q {
+			s += x * unit01.F16ToF32(binary.LittleEndian.Uint16(row[2*d:]))
+		}
+		out[j] = scale * s
+	}
+}

@@ -53,8 +53,20 @@ func tile4x64(k int, a []float32, lda int, b []float32, ldb int, c []float32, ld
 //go:noescape
 func dotsAVX512(n int, q *float32, k *float32, ldk int, chunks int, out *float32, scale float32)
 
+// dots16AVX512 is dots for 16·n16 keys, 16 at a time (tile_amd64.s).
+//
+//go:noescape
+func dots16AVX512(n16 int, q *float32, k *float32, ldk int, chunks int, out *float32, scale float32)
+
+// dots16F16AVX512 is dots16AVX512 for keys kept as halves, ldk bytes
+// apart (tile_amd64.s).
+//
+//go:noescape
+func dots16F16AVX512(n16 int, q *float32, k *byte, ldk int, chunks int, out *float32, scale float32)
+
 // dots sets out[j] = scale·(q · row j of k) for every row of k: a decode
-// step's scores against a block of keys, read where they lie.
+// step's scores against a block of keys, read where they lie. Sixteen
+// keys at a time, the rest one by one.
 func dots(out, q []float32, k unit03.Mat, scale float32) {
 	n, hd := k.Rows, len(q)
 	if !tileKernel || hd%16 != 0 || n == 0 {
@@ -62,7 +74,27 @@ func dots(out, q []float32, k unit03.Mat, scale float32) {
 		return
 	}
 	_, _ = out[n-1], k.Data[(n-1)*k.Stride+hd-1]
-	dotsAVX512(n, &q[0], &k.Data[0], k.Stride, hd/16, &out[0], scale)
+	j := n / 16 * 16
+	if j > 0 {
+		dots16AVX512(j/16, &q[0], &k.Data[0], k.Stride, hd/16, &out[0], scale)
+	}
+	if j < n {
+		dotsAVX512(n-j, &q[0], &k.Data[j*k.Stride], k.Stride, hd/16, &out[j], scale)
+	}
+}
+
+// dotsF16 sets out[j] = scale·(q · key j) for n keys kept as halves, key j
+// at k[j·ldk:], widened as they are read: sixteen keys at a time in
+// assembly, the rest in Go.
+func dotsF16(out, q []float32, k []byte, ldk, n int, scale float32) {
+	hd := len(q)
+	j := 0
+	if tileKernel && hd%16 == 0 && n >= 16 {
+		j = n / 16 * 16
+		_, _ = out[j-1], k[(j-1)*ldk+2*hd-1]
+		dots16F16AVX512(j/16, &q[0], &k[0], ldk, hd/16, &out[0], scale)
+	}
+	dotsF16Go(out[j:n], q, k[j*ldk:], ldk, scale)
 }
 
 // widenF16AVX512 widens rows rows of n·16 halves, row i at src + i·lds

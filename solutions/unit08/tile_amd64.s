@@ -226,6 +226,170 @@ dots_done:
 	VZEROUPPER
 	RET
 
+// The 16-key score kernels: 16 dot products of one query row with 16 keys
+// at once, each in its own accumulator (Z16–Z31, so no FMA waits on the
+// one before it), then the 16 accumulators summed across their lanes
+// together: four rounds of shuffles and adds that halve the lanes and
+// double the keys per register, leaving the 16 sums in one register. The
+// keys are read through four base pointers (keys 0–3, 4–7, 8–11, 12–15,
+// R9, R11, R12, R13) indexed by ldk (R8), 2·ldk and 3·ldk (R10).
+//
+// The rounds leave the sum of accumulator 4m+k in lane 4k+m, so
+// accumulator 4m+k takes key 4k+m and the lanes come out in key order.
+
+// RED1 folds each accumulator's 256-bit halves: a's 8 partial sums in the
+// low half of a, b's in the high half.
+#define RED1(a, b) \
+	VSHUFF64X2 $0x44, b, a, Z0 ; \
+	VSHUFF64X2 $0xEE, b, a, Z1 ; \
+	VADDPS     Z1, Z0, a
+
+// RED2 folds 128-bit lanes: a holds 4 partials of each of 4 accumulators.
+#define RED2(a, b) \
+	VSHUFF32X4 $0x88, b, a, Z0 ; \
+	VSHUFF32X4 $0xDD, b, a, Z1 ; \
+	VADDPS     Z1, Z0, a
+
+// RED3 folds within 128-bit lanes (pairs of floats).
+#define RED3(a, b) \
+	VSHUFPS $0x88, b, a, Z0 ; \
+	VSHUFPS $0xDD, b, a, Z1 ; \
+	VADDPS  Z1, Z0, a
+
+// KEYS16 sets R9, R11, R12, R13 to keys 0, 4, 8, 12 of the 16 at DI.
+#define KEYS16 \
+	MOVQ DI, R9 ; \
+	LEAQ (DI)(R8*4), R11 ; \
+	LEAQ (R11)(R8*4), R12 ; \
+	LEAQ (R12)(R8*4), R13
+
+// REDUCE16 sums the 16 accumulators and stores scale times them to DX.
+#define REDUCE16 \
+	RED1(Z16, Z17) ; RED1(Z18, Z19) ; RED1(Z20, Z21) ; RED1(Z22, Z23) ; \
+	RED1(Z24, Z25) ; RED1(Z26, Z27) ; RED1(Z28, Z29) ; RED1(Z30, Z31) ; \
+	RED2(Z16, Z18) ; RED2(Z20, Z22) ; RED2(Z24, Z26) ; RED2(Z28, Z30) ; \
+	RED3(Z16, Z20) ; RED3(Z24, Z28) ; \
+	RED3(Z16, Z24) ; \
+	VMULPS  Z6, Z16, Z16 ; \
+	VMOVUPS Z16, (DX)
+
+#define ZERO16 \
+	VXORPS Z16, Z16, Z16 ; VXORPS Z17, Z17, Z17 ; VXORPS Z18, Z18, Z18 ; VXORPS Z19, Z19, Z19 ; \
+	VXORPS Z20, Z20, Z20 ; VXORPS Z21, Z21, Z21 ; VXORPS Z22, Z22, Z22 ; VXORPS Z23, Z23, Z23 ; \
+	VXORPS Z24, Z24, Z24 ; VXORPS Z25, Z25, Z25 ; VXORPS Z26, Z26, Z26 ; VXORPS Z27, Z27, Z27 ; \
+	VXORPS Z28, Z28, Z28 ; VXORPS Z29, Z29, Z29 ; VXORPS Z30, Z30, Z30 ; VXORPS Z31, Z31, Z31
+
+// func dots16AVX512(n16 int, q *float32, k *float32, ldk int, chunks int, out *float32, scale float32)
+//
+// out[j] = scale · Σ_d q[d]·k[j·ldk + d] for j < 16·n16, d < 16·chunks.
+TEXT ·dots16AVX512(SB), NOSPLIT, $0-52
+	MOVQ         n16+0(FP), CX
+	MOVQ         k+16(FP), DI
+	MOVQ         ldk+24(FP), R8
+	SHLQ         $2, R8
+	LEAQ         (R8)(R8*2), R10
+	MOVQ         out+40(FP), DX
+	VBROADCASTSS scale+48(FP), Z6
+
+d16_group:
+	KEYS16
+	MOVQ q+8(FP), SI
+	MOVQ chunks+32(FP), BX
+	ZERO16
+
+d16_chunk:
+	VMOVUPS     (SI), Z2
+	VFMADD231PS (R9), Z2, Z16
+	VFMADD231PS (R9)(R8*1), Z2, Z20
+	VFMADD231PS (R9)(R8*2), Z2, Z24
+	VFMADD231PS (R9)(R10*1), Z2, Z28
+	VFMADD231PS (R11), Z2, Z17
+	VFMADD231PS (R11)(R8*1), Z2, Z21
+	VFMADD231PS (R11)(R8*2), Z2, Z25
+	VFMADD231PS (R11)(R10*1), Z2, Z29
+	VFMADD231PS (R12), Z2, Z18
+	VFMADD231PS (R12)(R8*1), Z2, Z22
+	VFMADD231PS (R12)(R8*2), Z2, Z26
+	VFMADD231PS (R12)(R10*1), Z2, Z30
+	VFMADD231PS (R13), Z2, Z19
+	VFMADD231PS (R13)(R8*1), Z2, Z23
+	VFMADD231PS (R13)(R8*2), Z2, Z27
+	VFMADD231PS (R13)(R10*1), Z2, Z31
+	ADDQ        $64, SI
+	ADDQ        $64, R9
+	ADDQ        $64, R11
+	ADDQ        $64, R12
+	ADDQ        $64, R13
+	DECQ        BX
+	JNZ         d16_chunk
+
+	REDUCE16
+	ADDQ $64, DX
+	LEAQ (DI)(R8*8), DI
+	LEAQ (DI)(R8*8), DI
+	DECQ CX
+	JNZ  d16_group
+	VZEROUPPER
+	RET
+
+// F16FMA widens 16 halves at m and adds their products with Z2 to acc.
+#define F16FMA(m, acc) \
+	VCVTPH2PS   m, Z3 ; \
+	VFMADD231PS Z3, Z2, acc
+
+// func dots16F16AVX512(n16 int, q *float32, k *byte, ldk int, chunks int, out *float32, scale float32)
+//
+// dots16AVX512 for keys kept as halves, row j at k + j·ldk bytes, widened
+// as they are read.
+TEXT ·dots16F16AVX512(SB), NOSPLIT, $0-52
+	MOVQ         n16+0(FP), CX
+	MOVQ         k+16(FP), DI
+	MOVQ         ldk+24(FP), R8
+	LEAQ         (R8)(R8*2), R10
+	MOVQ         out+40(FP), DX
+	VBROADCASTSS scale+48(FP), Z6
+
+h16_group:
+	KEYS16
+	MOVQ q+8(FP), SI
+	MOVQ chunks+32(FP), BX
+	ZERO16
+
+h16_chunk:
+	VMOVUPS (SI), Z2
+	F16FMA((R9), Z16)
+	F16FMA((R9)(R8*1), Z20)
+	F16FMA((R9)(R8*2), Z24)
+	F16FMA((R9)(R10*1), Z28)
+	F16FMA((R11), Z17)
+	F16FMA((R11)(R8*1), Z21)
+	F16FMA((R11)(R8*2), Z25)
+	F16FMA((R11)(R10*1), Z29)
+	F16FMA((R12), Z18)
+	F16FMA((R12)(R8*1), Z22)
+	F16FMA((R12)(R8*2), Z26)
+	F16FMA((R12)(R10*1), Z30)
+	F16FMA((R13), Z19)
+	F16FMA((R13)(R8*1), Z23)
+	F16FMA((R13)(R8*2), Z27)
+	F16FMA((R13)(R10*1), Z31)
+	ADDQ    $64, SI
+	ADDQ    $32, R9
+	ADDQ    $32, R11
+	ADDQ    $32, R12
+	ADDQ    $32, R13
+	DECQ    BX
+	JNZ     h16_chunk
+
+	REDUCE16
+	ADDQ $64, DX
+	LEAQ (DI)(R8*8), DI
+	LEAQ (DI)(R8*8), DI
+	DECQ CX
+	JNZ  h16_group
+	VZEROUPPER
+	RET
+
 // func widenF16AVX512(dst *float32, src *byte, lds, rows, n int)
 // rows rows of n steps of 16 halves: VCVTPH2PS widens 32 bytes into a zmm
 // of float32s. dst is dense; each source row starts lds bytes after the

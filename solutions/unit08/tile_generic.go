@@ -17,3 +17,8 @@ func widenF16Rows(dst []float32, w int, src []byte, lds, n int) { widenF16Go(dst
 
 // widenQ8Rows widens n rows of Q8_0 blocks (see widenQ8Go).
 func widenQ8Rows(dst []float32, w int, src []byte, lds, n int) { widenQ8Go(dst, w, src, lds, n) }
+
+// dotsF16 sets out[j] = scale·(q · key j) for n keys kept as halves.
+func dotsF16(out, q []float32, k []byte, ldk, n int, scale float32) {
+	dotsF16Go(out[:n], q, k, ldk, scale)
+}
