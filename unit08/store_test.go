@@ -154,19 +154,24 @@ func TestC8_5_Attend(t *testing.T) {
 // a key's rounding moves the scores. Q8_0: a block whose largest value is
 // 127 has d = 1, so 2.5 and −3.5 sit exactly between two levels and go to
 // the even one (2 and −4); F16: 1 + 2⁻¹¹ lies between 1 and 1 + 2⁻¹⁰ and
-// goes to 1, 1 + 3·2⁻¹¹ to 1 + 2⁻⁹.
+// goes to 1, 1 + 3·2⁻¹¹ to 1 + 2⁻⁹. A block whose largest value is
+// exactly 1, and a block of zeros (d = 0), are stored as they should be.
 func TestC8_5_Rounding(t *testing.T) {
 	c := problem{1, 1, 32, 1, 0}
 	row := make([]float32, 32)
 	row[0], row[1], row[2], row[3], row[4] = 127, 2.5, -3.5, 1+0x1p-11, 1+3*0x1p-11
-	for _, ct := range []CacheType{CacheF16, CacheQ8_0} {
-		s := newStore(t, c, 1, 1, 2, ct, ct)
-		k, v := unit03.MatOf(1, 32, make([]float32, 32)), unit03.MatOf(1, 32, append([]float32(nil), row...))
-		s.Put(0, 0, k, v)
-		out := nanMat(1, 32)
-		s.Attend(nil, out, unit03.MatOf(1, 32, make([]float32, 32)), 0, 1, 1, 0)
-		want := stored(ct, v, 1)
-		oracle.AssertClose(t, fmt.Sprintf("the only stored value row, %v", ct), dense(out), want, oracle.Tol{})
+	// A block whose largest value is exactly 1, and one of zeros.
+	unit := []float32{1, 0.5, -0.25, 0.3, -1, 0.75}
+	for _, r := range [][]float32{row, append(unit, make([]float32, 26)...), make([]float32, 32)} {
+		for _, ct := range []CacheType{CacheF16, CacheQ8_0} {
+			s := newStore(t, c, 1, 1, 2, ct, ct)
+			k, v := unit03.MatOf(1, 32, make([]float32, 32)), unit03.MatOf(1, 32, append([]float32(nil), r...))
+			s.Put(0, 0, k, v)
+			out := nanMat(1, 32)
+			s.Attend(nil, out, unit03.MatOf(1, 32, make([]float32, 32)), 0, 1, 1, 0)
+			want := stored(ct, v, 1)
+			oracle.AssertClose(t, fmt.Sprintf("the only stored value row %v, %v", r[:6], ct), dense(out), want, oracle.Tol{})
+		}
 	}
 	// Keys: the query is large on the tie's coordinate, so a key rounded
 	// the other way moves the score by 10·1/√32 and the weights with it.
