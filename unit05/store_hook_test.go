@@ -106,4 +106,19 @@ func TestC5_5_StoreHook(t *testing.T) {
 			t.Error(s.bad)
 		}
 	}
+	// A context shorter than the key/value width: with a Store, a block's
+	// keys and values take more scratch than the scores the model's own
+	// road would, and the arena must hold them (one thread, every row).
+	c = configs[0].c
+	c.MaxSeq = 8
+	w, o = testWeights(c, 87)
+	tokens = testTokens(88, 8, c.Vocab)
+	m := newModel(t, c, w, nil)
+	m.Store = newRowStore(c)
+	got := randMat(oracle.NewRand(4), len(tokens), c.Vocab)
+	if err := m.Forward(got, tokens); err != nil {
+		t.Fatal(err)
+	}
+	oracle.AssertCloseShape(t, fmt.Sprintf("Forward of MaxSeq = %d tokens, KVDim %d, with Model.Store set", c.MaxSeq, c.KVDim()), dense(got),
+		flat(oracle.LlamaForward(oracleConfig(c), o, tokens)), []int{len(tokens), c.Vocab}, logitsTol)
 }

@@ -73,7 +73,7 @@ func contextFootprint(c unit05.Config, e unit06.Config, n, threads int, kv cache
 	N, b := float64(n), float64(min(n, rows))
 	parts := float64(min(threads, rows))
 	kvDim, dim := float64(c.KVDim()), float64(c.Dim)
-	arena := 4 * (N*(dim+2*kvDim) + b*(2*dim+2*float64(c.QDim())+2*float64(c.FFN)) + parts*b*N)
+	arena := 4 * (N*(dim+2*kvDim) + b*(2*dim+2*float64(c.QDim())+2*float64(c.FFN)) + max(parts*b*N, 2*b*kvDim))
 	if e.Experts > 0 {
 		k := float64(e.Used)
 		perLayer := b*float64(e.Experts) + b*k*(2*dim+2*float64(e.FFN)) + b*(2*float64(e.SharedFFN)+dim)

@@ -75,16 +75,17 @@ const blockRows = 64
 // arenaBytes is the scratch of the largest pass, MaxSeq tokens: the hidden
 // states and the batch's keys and values (Forward), plus the larger of
 // Logits' normalised rows and what one Block needs at its peak for
-// blockRows rows (and each thread's scores of its rows for all MaxSeq
-// positions: at most blockRows threads get rows), with room for each
-// allocation's alignment. It is a float64 so that an absurd
-// MaxSeq cannot overflow it.
+// blockRows rows: its buffers, and either each thread's scores of its rows
+// for all MaxSeq positions (at most blockRows threads get rows) or, with
+// a Store, the rows' keys and values (never both), with room for each
+// allocation's alignment. It is a float64 so that an absurd MaxSeq cannot
+// overflow it.
 func arenaBytes(c Config, threads int) float64 {
 	n, b := float64(c.MaxSeq), float64(min(blockRows, c.MaxSeq))
 	parts := float64(min(threads, blockRows))
 	forward := n * float64(c.Dim+2*c.KVDim())
-	block := b*float64(2*c.Dim+2*c.QDim()+2*c.FFN+2*c.KVDim()) + parts*b*n // xn, ffn out, q, att, gate, up, a Store's k and v, scores
-	logits := n * float64(c.Dim)                                           // Logits' normalised rows, after the blocks
+	block := b*float64(2*c.Dim+2*c.QDim()+2*c.FFN) + max(parts*b*n, 2*b*float64(c.KVDim())) // xn, ffn out, q, att, gate, up; scores or a Store's k and v
+	logits := n * float64(c.Dim)                                                            // Logits' normalised rows, after the blocks
 	const allocations = 16
 	return 4*(forward+max(block, logits)) + allocations*unit01.Alignment
 }
