@@ -125,7 +125,9 @@ func TestC8_5_NewStore(t *testing.T) {
 func TestC8_5_Attend(t *testing.T) {
 	ps, done := pools()
 	defer done()
-	probs := []problem{{8, 2, 32, 70, 200}, {4, 1, 64, 1, 700}, {6, 3, 32, 130, 0}, {8, 2, 32, 1, 0}, {2, 2, 96, 1, 300}}
+	// Head widths of one Q8_0 block to eight (256: more 16-value steps in a
+	// row than any narrower head takes).
+	probs := []problem{{8, 2, 32, 70, 200}, {4, 1, 64, 1, 700}, {6, 3, 32, 130, 0}, {8, 2, 32, 1, 0}, {2, 2, 96, 1, 300}, {2, 1, 256, 3, 130}, {4, 2, 256, 1, 290}}
 	for i, ty := range typePairs {
 		for j, c := range probs {
 			q, k, v, _ := operands(c, uint64(500+10*i+j))
