@@ -2,12 +2,26 @@ package unit05
 
 import (
 	"fmt"
+	"github.com/llmforge/forge/testkit/testmat"
 	"strings"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit03"
 )
+
+// randMat, sentinel, checkPadding and dense are testkit/testmat's:
+// padded views whose padding holds a sentinel no correct code touches.
+var (
+	randMat      = testmat.Rand
+	checkPadding = testmat.CheckPadding
+	dense        = testmat.Dense
+)
+
+const sentinel = testmat.Sentinel
+
+// testTokens is testkit/testmat's Tokens: n seeded ids below vocab.
+var testTokens = testmat.Tokens
 
 // named is a test configuration.
 type named struct {
@@ -75,52 +89,6 @@ func testWeights(c Config, seed uint64) (*Weights, *oracle.LlamaWeights) {
 func oracleConfig(c Config) oracle.LlamaConfig {
 	return oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
 		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == RopeNeox}
-}
-
-// testTokens returns n seeded tokens below vocab.
-func testTokens(seed uint64, n, vocab int) []int {
-	g := oracle.NewRand(seed)
-	toks := make([]int, n)
-	for i := range toks {
-		toks[i] = g.Intn(vocab)
-	}
-	return toks
-}
-
-// randMat returns a rows×cols matrix of N(0, 1) values with a padded stride
-// (the padding holds a sentinel no correct code reads or writes).
-func randMat(g *oracle.Rand, rows, cols int) unit03.Mat {
-	stride := cols + 3
-	data := g.Normal(rows*stride, 0, 1)
-	for i := range rows {
-		for j := cols; j < stride; j++ {
-			data[i*stride+j] = sentinel
-		}
-	}
-	return unit03.Mat{Rows: rows, Cols: cols, Stride: stride, Data: data}
-}
-
-const sentinel = -12345.5
-
-// checkPadding reports a write into m's padding.
-func checkPadding(t *testing.T, what string, m unit03.Mat) {
-	t.Helper()
-	for i := range m.Rows {
-		for j := m.Cols; j < m.Stride && i*m.Stride+j < len(m.Data); j++ {
-			if v := m.Data[i*m.Stride+j]; v != sentinel {
-				t.Fatalf("%s wrote %v into the padding at row %d, column %d: write only the view's Cols columns of each row", what, v, i, j)
-			}
-		}
-	}
-}
-
-// dense returns m's elements, row by row, without the padding.
-func dense(m unit03.Mat) []float32 {
-	out := make([]float32, 0, m.Rows*m.Cols)
-	for i := range m.Rows {
-		out = append(out, m.Row(i)...)
-	}
-	return out
 }
 
 // flat concatenates the oracle's rows.

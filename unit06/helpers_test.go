@@ -2,6 +2,7 @@ package unit06
 
 import (
 	"fmt"
+	"github.com/llmforge/forge/testkit/testmat"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +11,16 @@ import (
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit05"
 )
+
+// randMat, sentinel, checkPadding and dense are testkit/testmat's:
+// padded views whose padding holds a sentinel no correct code touches.
+var (
+	randMat      = testmat.Rand
+	checkPadding = testmat.CheckPadding
+	dense        = testmat.Dense
+)
+
+const sentinel = testmat.Sentinel
 
 // moeShape is the shape of one mixture-of-experts layer.
 type moeShape struct {
@@ -120,42 +131,6 @@ func testTokens(l testLayer, seed uint64, n int) (x unit03.Mat, want []float64) 
 		want = append(want, oracle.MoE(l.o, oracle.Float64s(x.Row(t)))...)
 	}
 	return x, want
-}
-
-// randMat returns a rows×cols matrix of N(0, 1) values with a padded stride
-// (the padding holds a sentinel no correct code reads or writes).
-func randMat(g *oracle.Rand, rows, cols int) unit03.Mat {
-	stride := cols + 3
-	data := g.Normal(rows*stride, 0, 1)
-	for i := range rows {
-		for j := cols; j < stride; j++ {
-			data[i*stride+j] = sentinel
-		}
-	}
-	return unit03.Mat{Rows: rows, Cols: cols, Stride: stride, Data: data}
-}
-
-const sentinel = -12345.5
-
-// checkPadding reports a write into m's padding.
-func checkPadding(t *testing.T, what string, m unit03.Mat) {
-	t.Helper()
-	for i := range m.Rows {
-		for j := m.Cols; j < m.Stride && i*m.Stride+j < len(m.Data); j++ {
-			if v := m.Data[i*m.Stride+j]; v != sentinel {
-				t.Fatalf("%s wrote %v into the padding at row %d, column %d: write only the view's Cols columns of each row", what, v, i, j)
-			}
-		}
-	}
-}
-
-// dense returns m's elements, row by row, without the padding.
-func dense(m unit03.Mat) []float32 {
-	out := make([]float32, 0, m.Rows*m.Cols)
-	for i := range m.Rows {
-		out = append(out, m.Row(i)...)
-	}
-	return out
 }
 
 // counted wraps a Matrix and counts the rows it multiplies: which of a

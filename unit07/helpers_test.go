@@ -2,12 +2,22 @@ package unit07
 
 import (
 	"fmt"
+	"github.com/llmforge/forge/testkit/testmat"
+	"github.com/llmforge/forge/testkit/testmodel"
 	"strings"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit05"
+)
+
+// The oracle's copies of a model, and seeded tokens: testkit/testmodel's
+// and testkit/testmat's.
+var (
+	oracleWeights = testmodel.Weights
+	oracleConfig  = testmodel.Config
+	testTokens    = testmat.Tokens
 )
 
 // configs cover the cache's shapes: MHA, GQA and MQA (the cache holds the
@@ -53,16 +63,6 @@ func lastLogits(t testing.TB, m *unit05.Model, tokens []int) []float64 {
 	return oracle.Float64s(logits.Row(len(tokens) - 1))
 }
 
-// testTokens returns n seeded tokens below vocab.
-func testTokens(seed uint64, n, vocab int) []int {
-	g := oracle.NewRand(seed)
-	toks := make([]int, n)
-	for i := range toks {
-		toks[i] = g.Intn(vocab)
-	}
-	return toks
-}
-
 // mustFor returns a helper that fails t on an error and copies the logits
 // (a session's slice is overwritten by its next call):
 // got := must(s.Step(tok)).
@@ -74,36 +74,6 @@ func mustFor(t testing.TB) func([]float32, error) []float32 {
 		}
 		return append([]float32(nil), logits...)
 	}
-}
-
-// oracleWeights copies a model's Dense weights for the float64 oracle.
-func oracleWeights(w *unit05.Weights, tied bool) *oracle.LlamaWeights {
-	mat := func(m unit05.Matrix) []float64 {
-		d := m.(*unit05.Dense).W
-		var out []float64
-		for i := range d.Rows {
-			out = append(out, oracle.Float64s(d.Row(i))...)
-		}
-		return out
-	}
-	o := &oracle.LlamaWeights{Embed: mat(w.Embed), OutNorm: oracle.Float64s(w.OutNorm)}
-	if !tied {
-		o.Output = mat(w.Output)
-	}
-	for _, l := range w.Layers {
-		ol := oracle.LlamaLayer{AttnNorm: oracle.Float64s(l.AttnNorm), Wq: mat(l.Wq), Wk: mat(l.Wk), Wv: mat(l.Wv), Wo: mat(l.Wo),
-			FFNNorm: oracle.Float64s(l.FFNNorm), Wgate: mat(l.Gate), Wup: mat(l.Up), Wdown: mat(l.Down)}
-		if l.Bq != nil {
-			ol.Bq, ol.Bk, ol.Bv = oracle.Float64s(l.Bq), oracle.Float64s(l.Bk), oracle.Float64s(l.Bv)
-		}
-		o.Layers = append(o.Layers, ol)
-	}
-	return o
-}
-
-func oracleConfig(c unit05.Config) oracle.LlamaConfig {
-	return oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
-		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == unit05.RopeNeox}
 }
 
 func concat(a []int, b ...int) []int { return append(append([]int(nil), a...), b...) }

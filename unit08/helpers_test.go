@@ -2,6 +2,7 @@ package unit08
 
 import (
 	"fmt"
+	"github.com/llmforge/forge/testkit/testmat"
 	"math"
 	"strings"
 	"testing"
@@ -10,48 +11,21 @@ import (
 	"github.com/llmforge/forge/unit03"
 )
 
+// randMat, sentinel, checkPadding and dense are testkit/testmat's:
+// padded views whose padding holds a sentinel no correct code touches.
+var (
+	randMat      = testmat.Rand
+	checkPadding = testmat.CheckPadding
+	dense        = testmat.Dense
+)
+
+const sentinel = testmat.Sentinel
+
 // attentionTol is the budget of attention in float32 against the float64
 // oracle: each output is a convex combination of values of order 1,
 // weighted by a float32 softmax of float32 dot products over up to a
 // thousand keys. (unit05's row road is held to 2e-6/2e-5 over fewer keys.)
 var attentionTol = oracle.Tol{Atol: 1e-5, Rtol: 1e-4}
-
-// randMat returns a rows × cols matrix of N(0, 1) values whose rows are
-// padded to a stride of cols+3 with a sentinel: the operands are views,
-// as a KV cache's heads are.
-func randMat(g *oracle.Rand, rows, cols int) unit03.Mat {
-	stride := cols + 3
-	data := g.Normal(rows*stride, 0, 1)
-	for i := range rows {
-		for j := cols; j < stride; j++ {
-			data[i*stride+j] = sentinel
-		}
-	}
-	return unit03.Mat{Rows: rows, Cols: cols, Stride: stride, Data: data}
-}
-
-const sentinel = -12345.5
-
-// checkPadding reports a write into m's padding.
-func checkPadding(t *testing.T, what string, m unit03.Mat) {
-	t.Helper()
-	for i := range m.Rows {
-		for j := m.Cols; j < m.Stride && i*m.Stride+j < len(m.Data); j++ {
-			if v := m.Data[i*m.Stride+j]; v != sentinel {
-				t.Fatalf("%s wrote %v into the padding at row %d, column %d: write only the view's Cols columns of each row", what, v, i, j)
-			}
-		}
-	}
-}
-
-// dense returns m's elements, row by row, without the padding.
-func dense(m unit03.Mat) []float32 {
-	out := make([]float32, 0, m.Rows*m.Cols)
-	for i := range m.Rows {
-		out = append(out, m.Row(i)...)
-	}
-	return out
-}
 
 // problem is one attention call: T query rows at positions pos0 … pos0+T−1
 // against the keys and values of positions 0 … pos0+T−1.

@@ -3,6 +3,8 @@ package unit08
 import (
 	"errors"
 	"fmt"
+	"github.com/llmforge/forge/testkit/testmat"
+	"github.com/llmforge/forge/testkit/testmodel"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -10,6 +12,14 @@ import (
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit05"
 	"github.com/llmforge/forge/unit07"
+)
+
+// The oracle's copies of a model, and seeded tokens: testkit/testmodel's
+// and testkit/testmat's.
+var (
+	oracleWeights = testmodel.Weights
+	oracleConfig  = testmodel.Config
+	testTokens    = testmat.Tokens
 )
 
 // models are small Llama-family models with contexts long enough for
@@ -38,38 +48,6 @@ func newModel(t testing.TB, c unit05.Config, seed uint64, p *unit03.Pool) (*unit
 		t.Fatal(err)
 	}
 	return m, oracleWeights(w, c.TiedEmbeddings)
-}
-
-// oracleWeights copies a model's Dense weights for the float64 oracle.
-func oracleWeights(w *unit05.Weights, tied bool) *oracle.LlamaWeights {
-	mat := func(m unit05.Matrix) []float64 { return oracle.Float64s(dense(m.(*unit05.Dense).W)) }
-	o := &oracle.LlamaWeights{Embed: mat(w.Embed), OutNorm: oracle.Float64s(w.OutNorm)}
-	if !tied {
-		o.Output = mat(w.Output)
-	}
-	for _, l := range w.Layers {
-		ol := oracle.LlamaLayer{AttnNorm: oracle.Float64s(l.AttnNorm), Wq: mat(l.Wq), Wk: mat(l.Wk), Wv: mat(l.Wv), Wo: mat(l.Wo),
-			FFNNorm: oracle.Float64s(l.FFNNorm), Wgate: mat(l.Gate), Wup: mat(l.Up), Wdown: mat(l.Down)}
-		if l.Bq != nil {
-			ol.Bq, ol.Bk, ol.Bv = oracle.Float64s(l.Bq), oracle.Float64s(l.Bk), oracle.Float64s(l.Bv)
-		}
-		o.Layers = append(o.Layers, ol)
-	}
-	return o
-}
-
-func oracleConfig(c unit05.Config) oracle.LlamaConfig {
-	return oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
-		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == unit05.RopeNeox}
-}
-
-func testTokens(seed uint64, n, vocab int) []int {
-	g := oracle.NewRand(seed)
-	toks := make([]int, n)
-	for i := range toks {
-		toks[i] = g.Intn(vocab)
-	}
-	return toks
 }
 
 // TestC8_4_Use: Use makes a Flash for the model's heads and pool and sets

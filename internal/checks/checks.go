@@ -67,14 +67,31 @@ func Imports(r workbook.Repo) []string {
 	return probs
 }
 
+// testkitBase is the latest unit each testkit package imports: only the
+// tests of later units may use it.
+var testkitBase = map[string]int{"testmat": 3, "testmodel": 5}
+
 // forbidden says why unit u's file may not import imp ("" if it may).
 func forbidden(u workbook.Unit, imp string, isTest bool) string {
 	m := workbook.Module
 	switch {
 	case isTest && (imp == m+"/oracle" || imp == m+"/bosses"):
 		return ""
+	case isTest && strings.HasPrefix(imp, m+"/testkit/"):
+		// Test helpers shared by units, each built on an earlier unit.
+		name := strings.TrimPrefix(imp, m+"/testkit/")
+		base, ok := testkitBase[name]
+		switch {
+		case !ok:
+			return "not a testkit package this check knows (add it to testkitBase)"
+		case base >= int(u):
+			return fmt.Sprintf("testkit/%s is built on unit%02d, which is not earlier than %s", name, base, u)
+		}
+		return ""
 	case imp == m+"/oracle":
 		return "only tests may use the oracle"
+	case strings.HasPrefix(imp, m+"/testkit/"):
+		return "only tests may use the testkit"
 	case strings.HasPrefix(imp, m+"/solutions"):
 		return "units import each other by their learner paths, never solutions/"
 	case strings.HasPrefix(imp, m+"/internal") || strings.HasPrefix(imp, m+"/cmd") || imp == m+"/bosses":

@@ -28,6 +28,12 @@ func TestForbidden(t *testing.T) {
 		{3, m + "/internal/grade", true, false},
 		{3, "fmt", false, true},
 		{3, "golang.org/x/sys/cpu", false, true},
+		{4, m + "/testkit/testmat", true, true},
+		{3, m + "/testkit/testmat", true, false}, // built on unit03
+		{6, m + "/testkit/testmodel", true, true},
+		{5, m + "/testkit/testmodel", true, false}, // built on unit05
+		{8, m + "/testkit/testmat", false, false},  // tests only
+		{8, m + "/testkit/other", true, false},
 	}
 	for _, tc := range tests {
 		if got := forbidden(tc.unit, tc.imp, tc.isTest) == ""; got != tc.ok {
