@@ -88,6 +88,15 @@ func TestC8_5_NewStore(t *testing.T) {
 				ty[0], ty[1], s.Bytes(), want, row[CacheF32], row[CacheF16], row[CacheQ8_0])
 		}
 	}
+	// The widening blocks are the Flash's scratch: Bytes counts them.
+	f := newFlash(t, 8, 2, 64, 3)
+	before := f.Bytes()
+	if _, err := NewStore(f, 1, 10, CacheF16, CacheQ8_0); err != nil {
+		t.Fatal(err)
+	}
+	if want := before + 3*2*TileKeys*64*4; f.Bytes() != want {
+		t.Errorf("after NewStore, Flash.Bytes() = %d, want %d: the %d bytes of before and each of 3 workers' block of keys and block of values to widen into (TileKeys × headDim float32s each)", f.Bytes(), want, before)
+	}
 	bad := []struct {
 		what          string
 		hd, layers, n int
@@ -128,8 +137,15 @@ func TestC8_5_Attend(t *testing.T) {
 	// Head widths of one Q8_0 block to eight (256: more 16-value steps in a
 	// row than any narrower head takes).
 	probs := []problem{{8, 2, 32, 70, 200}, {4, 1, 64, 1, 700}, {6, 3, 32, 130, 0}, {8, 2, 32, 1, 0}, {2, 2, 96, 1, 300}, {2, 1, 256, 3, 130}, {4, 2, 256, 1, 290}}
-	for i, ty := range typePairs {
-		for j, c := range probs {
+	// Heads narrower than 16 halves, or not a multiple of 16 wide: no Q8_0
+	// (it needs multiples of 32), and no 16-value steps for F16.
+	narrow := []problem{{4, 2, 8, 5, 140}, {4, 2, 8, 1, 300}, {2, 1, 24, 1, 150}}
+	for i, ty := range append(typePairs, [2]CacheType{CacheF16, CacheF32}) {
+		cases := probs
+		if ty[0] != CacheQ8_0 && ty[1] != CacheQ8_0 {
+			cases = append(cases[:len(probs):len(probs)], narrow...)
+		}
+		for j, c := range cases {
 			q, k, v, _ := operands(c, uint64(500+10*i+j))
 			S := c.pos0 + c.T
 			want := oracle.Attention(oracle.Float64s(dense(q)), stored(ty[0], k, S), stored(ty[1], v, S), c.T, c.pos0, c.heads, c.kvHeads, c.hd)

@@ -55,22 +55,13 @@ func mulRowsGo(rows, cols, k int, a []float32, lda int, b []float32, ldb int, c 
 	}
 }
 
-// dotsGo is dots in Go: four partial sums per dot product, so that the
-// additions do not wait on each other.
-func dotsGo(out, q []float32, k unit03.Mat, scale float32) {
-	for j := range k.Rows {
-		kj := k.Data[j*k.Stride : j*k.Stride+len(q)]
-		var s0, s1, s2, s3 float32
-		d := 0
-		for ; d+4 <= len(q); d += 4 {
-			s0 += q[d] * kj[d]
-			s1 += q[d+1] * kj[d+1]
-			s2 += q[d+2] * kj[d+2]
-			s3 += q[d+3] * kj[d+3]
-		}
-		for ; d < len(q); d++ {
-			s0 += q[d] * kj[d]
-		}
-		out[j] = scale * ((s0 + s1) + (s2 + s3))
+// dotsMatVec is dots as unit03's matrix–vector product: the scores of q
+// against a block of keys are the keys times q, then scaled. The road of
+// a CPU without the AVX-512 kernel, and of head widths it does not take.
+func dotsMatVec(out, q []float32, k unit03.Mat, scale float32) {
+	out = out[:k.Rows]
+	unit03.MatVec(nil, unit03.Best(), out, k, q)
+	for j := range out {
+		out[j] *= scale
 	}
 }

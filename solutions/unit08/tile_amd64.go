@@ -70,16 +70,17 @@ func dots16F16AVX512(n16 int, q *float32, k *byte, ldk int, chunks int, out *flo
 func dots(out, q []float32, k unit03.Mat, scale float32) {
 	n, hd := k.Rows, len(q)
 	if !tileKernel || hd%16 != 0 || n == 0 {
-		dotsGo(out, q, k, scale)
+		dotsMatVec(out, q, k, scale)
 		return
 	}
-	_, _ = out[n-1], k.Data[(n-1)*k.Stride+hd-1]
 	j := n / 16 * 16
-	if j > 0 {
+	if j > 0 { // each kernel's reads and writes checked first: assembly checks nothing
+		_, _ = out[j-1], k.Data[(j-1)*k.Stride+hd-1]
 		dots16AVX512(j/16, &q[0], &k.Data[0], k.Stride, hd/16, &out[0], scale)
 	}
-	if j < n {
-		dotsAVX512(n-j, &q[0], &k.Data[j*k.Stride], k.Stride, hd/16, &out[j], scale)
+	if rest := n - j; rest > 0 {
+		_, _ = out[j+rest-1], k.Data[(j+rest-1)*k.Stride+hd-1]
+		dotsAVX512(rest, &q[0], &k.Data[j*k.Stride], k.Stride, hd/16, &out[j], scale)
 	}
 }
 

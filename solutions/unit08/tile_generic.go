@@ -10,7 +10,7 @@ func mulRowsFast(rows, cols, k int, a []float32, lda int, b []float32, ldb int, 
 }
 
 // dots sets out[j] = scale·(q · row j of k) for every row of k.
-func dots(out, q []float32, k unit03.Mat, scale float32) { dotsGo(out, q, k, scale) }
+func dots(out, q []float32, k unit03.Mat, scale float32) { dotsMatVec(out, q, k, scale) }
 
 // widenF16Rows widens n rows of halves (see widenF16Go).
 func widenF16Rows(dst []float32, w int, src []byte, lds, n int) { widenF16Go(dst, w, src, lds, n) }
