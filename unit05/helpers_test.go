@@ -10,15 +10,13 @@ import (
 	"github.com/llmforge/forge/unit03"
 )
 
-// randMat, sentinel, checkPadding and dense are testkit/testmat's:
+// randMat, checkPadding and dense are testkit/testmat's:
 // padded views whose padding holds a sentinel no correct code touches.
 var (
 	randMat      = testmat.Rand
 	checkPadding = testmat.CheckPadding
 	dense        = testmat.Dense
 )
-
-const sentinel = testmat.Sentinel
 
 // testTokens is testkit/testmat's Tokens: n seeded ids below vocab.
 var testTokens = testmat.Tokens

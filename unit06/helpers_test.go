@@ -12,15 +12,13 @@ import (
 	"github.com/llmforge/forge/unit05"
 )
 
-// randMat, sentinel, checkPadding and dense are testkit/testmat's:
+// randMat, checkPadding and dense are testkit/testmat's:
 // padded views whose padding holds a sentinel no correct code touches.
 var (
 	randMat      = testmat.Rand
 	checkPadding = testmat.CheckPadding
 	dense        = testmat.Dense
 )
-
-const sentinel = testmat.Sentinel
 
 // moeShape is the shape of one mixture-of-experts layer.
 type moeShape struct {

@@ -11,15 +11,13 @@ import (
 	"github.com/llmforge/forge/unit03"
 )
 
-// randMat, sentinel, checkPadding and dense are testkit/testmat's:
+// randMat, checkPadding and dense are testkit/testmat's:
 // padded views whose padding holds a sentinel no correct code touches.
 var (
 	randMat      = testmat.Rand
 	checkPadding = testmat.CheckPadding
 	dense        = testmat.Dense
 )
-
-const sentinel = testmat.Sentinel
 
 // attentionTol is the budget of attention in float32 against the float64
 // oracle: each output is a convex combination of values of order 1,
