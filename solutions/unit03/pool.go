@@ -3,47 +3,24 @@ package unit03
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
-	"time"
 )
 
 // Pool is a fixed set of worker goroutines, started once and reused by every
 // parallel call: handing work to a waiting goroutine costs far less than
-// starting one per call. Between calls a worker spins for a while before it
-// parks (see poolWorker.wait), so that the parallel calls of a forward pass,
-// microseconds apart, find it awake. A Pool runs one Run or RunTask at a
-// time; calls from several goroutines at once must be serialised by the
-// caller.
+// starting one per call. A Pool runs one Run or RunTask at a time; calls
+// from several goroutines at once must be serialised by the caller.
 type Pool struct {
 	threads int
-	workers []*poolWorker // threads − 1 of them; the caller is thread 0
-
-	// The call in progress, written by RunTask before it posts to the
-	// workers and read by them after they see the post.
-	task    Task
-	n       int
-	pending atomic.Int32 // workers still running their parts of the call
-	closed  atomic.Bool
+	jobs    chan poolJob
+	wg      sync.WaitGroup
 	close   sync.Once
 }
 
-// poolWorker is one worker's mailbox. The caller bumps seq to post a call;
-// a parked worker (sleeping true) is woken through wake.
-type poolWorker struct {
-	seq      atomic.Uint64
-	sleeping atomic.Bool
-	wake     chan struct{} // buffered: a post never blocks
-	_        [64]byte      // keep two workers' flags off one cache line
+// poolJob asks a worker to run part i of t.
+type poolJob struct {
+	t Task
+	i int
 }
-
-// spinFor is how long an idle worker polls for the next call before it
-// parks. Measured on a 2-core VM: handing a part to a parked goroutine
-// while the caller works on its own part started that part 20–100 µs late
-// (the woken goroutine is queued on the caller's own processor, and an idle
-// one steals it only after a sleep that Linux's timer slack stretches);
-// a spinning worker starts it within a microsecond. The gaps between the
-// parallel calls of a decode step are a few microseconds, far under this.
-const spinFor = 200 * time.Microsecond
 
 // NewPool starts a pool of threads goroutines in all (threads ≤ 0 means
 // GOMAXPROCS): Run uses the calling goroutine as one of them, so the pool
@@ -52,61 +29,17 @@ func NewPool(threads int) *Pool {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	p := &Pool{threads: threads}
-	for id := 1; id < threads; id++ {
-		w := &poolWorker{wake: make(chan struct{}, 1)}
-		p.workers = append(p.workers, w)
-		go p.work(id, w)
+	p := &Pool{threads: threads, jobs: make(chan poolJob, threads)}
+	for w := 1; w < threads; w++ {
+		go p.work()
 	}
 	return p
 }
 
-// work is worker id's loop: wait for a post, run parts id, id+threads, …
-// of the call, report done.
-func (p *Pool) work(id int, w *poolWorker) {
-	var seen uint64
-	for {
-		seen = w.wait(seen)
-		if p.closed.Load() {
-			return
-		}
-		for i := id; i < p.n; i += p.threads {
-			p.task.Do(i)
-		}
-		p.pending.Add(-1)
-	}
-}
-
-// wait returns once seq differs from seen: it polls for spinFor, yielding
-// the processor between rounds of polls so that other goroutines still run,
-// then parks on wake until a post wakes it.
-func (w *poolWorker) wait(seen uint64) uint64 {
-	for start := time.Now(); time.Since(start) < spinFor; runtime.Gosched() {
-		for range 64 {
-			if s := w.seq.Load(); s != seen {
-				return s
-			}
-		}
-	}
-	for {
-		// Say we park, then look once more: a post that came in between
-		// either sees sleeping and sends on wake, or we see its seq.
-		w.sleeping.Store(true)
-		if s := w.seq.Load(); s != seen {
-			if !w.sleeping.CompareAndSwap(true, false) {
-				<-w.wake // the poster saw us asleep and sent: take it
-			}
-			return s
-		}
-		<-w.wake
-	}
-}
-
-// post tells w that a call is ready, waking it if it parked.
-func (w *poolWorker) post() {
-	w.seq.Add(1)
-	if w.sleeping.CompareAndSwap(true, false) {
-		w.wake <- struct{}{}
+func (p *Pool) work() {
+	for j := range p.jobs {
+		j.t.Do(j.i)
+		p.wg.Done()
 	}
 }
 
@@ -129,8 +62,6 @@ func (p *Pool) Run(n int, f func(i int)) {
 // RunTask is Run for a Task: it calls t.Do(0), …, t.Do(n−1) the same way.
 // A pointer to a struct the caller keeps passes through the Task interface
 // without an allocation, so a RunTask in steady state allocates nothing.
-// Thread k runs parts k, k+threads, k+2·threads, …: the parts of a call
-// are usually equal slabs, one per thread, so a fixed deal balances them.
 func (p *Pool) RunTask(n int, t Task) {
 	if p == nil || p.threads == 1 || n <= 1 {
 		for i := 0; i < n; i++ {
@@ -138,30 +69,17 @@ func (p *Pool) RunTask(n int, t Task) {
 		}
 		return
 	}
-	busy := min(n, p.threads) - 1 // workers with at least one part
-	p.task, p.n = t, n
-	p.pending.Store(int32(busy))
-	for _, w := range p.workers[:busy] {
-		w.post()
+	p.wg.Add(n - 1)
+	for i := 1; i < n; i++ {
+		p.jobs <- poolJob{t: t, i: i}
 	}
-	for i := 0; i < n; i += p.threads {
-		t.Do(i)
-	}
-	for p.pending.Load() != 0 {
-		runtime.Gosched()
-	}
-	p.task = nil // drop the caller's task
+	t.Do(0)
+	p.wg.Wait()
 }
 
 // Close stops the pool's goroutines. The pool must not be used afterwards.
 func (p *Pool) Close() {
-	if p == nil {
-		return
+	if p != nil {
+		p.close.Do(func() { close(p.jobs) })
 	}
-	p.close.Do(func() {
-		p.closed.Store(true)
-		for _, w := range p.workers {
-			w.post()
-		}
-	})
 }
