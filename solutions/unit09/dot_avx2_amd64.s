@@ -15,12 +15,76 @@
 // prefetch pointer, DX out. AVX2 has sixteen vector registers: the four
 // rows' float sums live in Y9–Y12, constants from Y13 up.
 
-// PF_SETUP: as in dot_amd64.s, DI = w0 + 4·(w1 − w0), the next group.
+// PF_SETUP and PF_NEXTn: as in dot_amd64.s, DI = w0 + 4·(w1 − w0), the
+// next group, prefetched into L1 if it has at most PF_NEAR_MAX bytes and
+// into L2 if more.
 #define PF_SETUP \
 	MOVQ R9, DI ; \
 	SUBQ R8, DI ; \
 	SHLQ $2, DI ; \
+	MOVQ DI, group-8(SP) ; \
 	ADDQ R8, DI
+
+#define PF_NEAR_MAX 16384
+
+#define PF3(op) \
+	op (DI) ; \
+	op 64(DI) ; \
+	op 128(DI)
+
+#define PF_NEXT3(far, done) \
+	CMPQ group-8(SP), $PF_NEAR_MAX ; \
+	JA   far ; \
+	PF3(PREFETCHT0) ; \
+	JMP  done ; \
+far: \
+	PF3(PREFETCHT1) ; \
+done:
+
+#define PF9(op) \
+	op (DI) ; \
+	op 64(DI) ; \
+	op 128(DI) ; \
+	op 192(DI) ; \
+	op 256(DI) ; \
+	op 320(DI) ; \
+	op 384(DI) ; \
+	op 448(DI) ; \
+	op 512(DI)
+
+#define PF_NEXT9(far, done) \
+	CMPQ group-8(SP), $PF_NEAR_MAX ; \
+	JA   far ; \
+	PF9(PREFETCHT0) ; \
+	JMP  done ; \
+far: \
+	PF9(PREFETCHT1) ; \
+done:
+
+#define PF14(op) \
+	op (DI) ; \
+	op 64(DI) ; \
+	op 128(DI) ; \
+	op 192(DI) ; \
+	op 256(DI) ; \
+	op 320(DI) ; \
+	op 384(DI) ; \
+	op 448(DI) ; \
+	op 512(DI) ; \
+	op 576(DI) ; \
+	op 640(DI) ; \
+	op 704(DI) ; \
+	op 768(DI) ; \
+	op 832(DI)
+
+#define PF_NEXT14(far, done) \
+	CMPQ group-8(SP), $PF_NEAR_MAX ; \
+	JA   far ; \
+	PF14(PREFETCHT0) ; \
+	JMP  done ; \
+far: \
+	PF14(PREFETCHT1) ; \
+done:
 
 // HSUM4 adds the eight lanes of each of Y9–Y12 and stores the four sums
 // at (DX).
@@ -109,7 +173,7 @@
 // func dot4Q4_0AVX2(w0, w1, w2, w3, a *byte, pairs int, out *[4]float32)
 // pairs ≥ 1 pairs of Q4_0 blocks from each row, times as many pairs of
 // Q8_0 blocks from a; out gets the four dot products.
-TEXT ·dot4Q4_0AVX2(SB), NOSPLIT, $0-56
+TEXT ·dot4Q4_0AVX2(SB), NOSPLIT, $8-56
 	MOVQ w0+0(FP), R8
 	MOVQ w1+8(FP), R9
 	MOVQ w2+16(FP), R10
@@ -127,9 +191,7 @@ q4_0a4_loop:
 	Q4_0AVX2_ROW(R9, Y10)
 	Q4_0AVX2_ROW(R10, Y11)
 	Q4_0AVX2_ROW(R11, Y12)
-	PREFETCHT0 (DI)    // the next group: 4 × 36 bytes
-	PREFETCHT0 64(DI)
-	PREFETCHT0 128(DI)
+	PF_NEXT3(q4_0a4_far, q4_0a4_pf) // the next group: 4 × 36 bytes
 	ADDQ       $144, DI
 	ADDQ       $36, BX
 	ADDQ       $68, SI
@@ -198,7 +260,7 @@ q4_0a1_loop:
 	VFMADD231PS  Y5, Y4, acc
 
 // func dot4Q8_0AVX2(w0, w1, w2, w3, a *byte, blocks int, out *[4]float32)
-TEXT ·dot4Q8_0AVX2(SB), NOSPLIT, $0-56
+TEXT ·dot4Q8_0AVX2(SB), NOSPLIT, $8-56
 	MOVQ w0+0(FP), R8
 	MOVQ w1+8(FP), R9
 	MOVQ w2+16(FP), R10
@@ -216,9 +278,7 @@ q8_0a4_loop:
 	Q8_0AVX2_ROW(R9, Y10)
 	Q8_0AVX2_ROW(R10, Y11)
 	Q8_0AVX2_ROW(R11, Y12)
-	PREFETCHT0 (DI)    // the next group: 4 × 34 bytes
-	PREFETCHT0 64(DI)
-	PREFETCHT0 128(DI)
+	PF_NEXT3(q8_0a4_far, q8_0a4_pf) // the next group: 4 × 34 bytes
 	ADDQ       $136, DI
 	ADDQ       $34, BX
 	ADDQ       $34, SI
@@ -380,7 +440,7 @@ GLOBL q4kMinsY<>(SB), RODATA|NOPTR, $32
 	VFNMADD231PS Y2, Y6, acc
 
 // func dot4Q4_KAVX2(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
-TEXT ·dot4Q4_KAVX2(SB), NOSPLIT, $0-56
+TEXT ·dot4Q4_KAVX2(SB), NOSPLIT, $8-56
 	MOVQ         w0+0(FP), R8
 	MOVQ         w1+8(FP), R9
 	MOVQ         w2+16(FP), R10
@@ -400,15 +460,7 @@ q4_ka4_loop:
 	Q4_KAVX2_ROW(R9, Y10)
 	Q4_KAVX2_ROW(R10, Y11)
 	Q4_KAVX2_ROW(R11, Y12)
-	PREFETCHT0   (DI)    // the next group: 4 × 144 bytes, nine lines
-	PREFETCHT0   64(DI)
-	PREFETCHT0   128(DI)
-	PREFETCHT0   192(DI)
-	PREFETCHT0   256(DI)
-	PREFETCHT0   320(DI)
-	PREFETCHT0   384(DI)
-	PREFETCHT0   448(DI)
-	PREFETCHT0   512(DI)
+	PF_NEXT9(q4_ka4_far, q4_ka4_pf) // the next group: 4 × 144 bytes, nine lines
 	ADDQ         $576, DI
 	ADDQ         $144, BX
 	ADDQ         $292, SI
@@ -558,7 +610,7 @@ GLOBL q6kPair<>(SB), RODATA|NOPTR, $128
 	VPBROADCASTB X14, Y14
 
 // func dot4Q6_KAVX2(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
-TEXT ·dot4Q6_KAVX2(SB), NOSPLIT, $0-56
+TEXT ·dot4Q6_KAVX2(SB), NOSPLIT, $8-56
 	MOVQ w0+0(FP), R8
 	MOVQ w1+8(FP), R9
 	MOVQ w2+16(FP), R10
@@ -576,20 +628,7 @@ q6_ka4_loop:
 	Q6_KAVX2_ROW(R9, Y10)
 	Q6_KAVX2_ROW(R10, Y11)
 	Q6_KAVX2_ROW(R11, Y12)
-	PREFETCHT0   (DI)    // the next group: 4 × 210 bytes, fourteen lines
-	PREFETCHT0   64(DI)
-	PREFETCHT0   128(DI)
-	PREFETCHT0   192(DI)
-	PREFETCHT0   256(DI)
-	PREFETCHT0   320(DI)
-	PREFETCHT0   384(DI)
-	PREFETCHT0   448(DI)
-	PREFETCHT0   512(DI)
-	PREFETCHT0   576(DI)
-	PREFETCHT0   640(DI)
-	PREFETCHT0   704(DI)
-	PREFETCHT0   768(DI)
-	PREFETCHT0   832(DI)
+	PF_NEXT14(q6_ka4_far, q6_ka4_pf) // the next group: 4 × 210 bytes, fourteen lines
 	ADDQ         $840, DI
 	ADDQ         $210, BX
 	ADDQ         $292, SI

@@ -23,12 +23,45 @@
 // row, CX steps left, DI the prefetch pointer, DX out.
 
 // PF_SETUP points DI at w0 + 4·(w1 − w0): the next group of four rows of
-// a QMatrix, whose rows lie one after another.
+// a QMatrix, whose rows lie one after another. PF_NEXTn prefetches n lines
+// of it per step, into L1 if the group has at most PF_NEAR_MAX bytes and
+// into L2 if more (why: dot_amd64.s).
 #define PF_SETUP \
 	MOVQ R9, DI ; \
 	SUBQ R8, DI ; \
 	SHLQ $2, DI ; \
+	MOVQ DI, group-8(SP) ; \
 	ADDQ R8, DI
+
+#define PF_NEAR_MAX 16384
+
+#define PF2(op) \
+	op (DI) ; \
+	op 64(DI)
+
+#define PF_NEXT2(far, done) \
+	CMPQ group-8(SP), $PF_NEAR_MAX ; \
+	JA   far ; \
+	PF2(PREFETCHT0) ; \
+	JMP  done ; \
+far: \
+	PF2(PREFETCHT1) ; \
+done:
+
+#define PF4(op) \
+	op (DI) ; \
+	op 64(DI) ; \
+	op 128(DI) ; \
+	op 192(DI)
+
+#define PF_NEXT4(far, done) \
+	CMPQ group-8(SP), $PF_NEAR_MAX ; \
+	JA   far ; \
+	PF4(PREFETCHT0) ; \
+	JMP  done ; \
+far: \
+	PF4(PREFETCHT1) ; \
+done:
 
 #define LOAD4 \
 	MOVQ w0+0(FP), R8 ; \
@@ -69,10 +102,6 @@
 	VPXORD Z23, Z23, Z23
 
 #define STEP4_512 \
-	PREFETCHT0 (DI) /* the next group: 4 × 64 bytes */ ; \
-	PREFETCHT0 64(DI) ; \
-	PREFETCHT0 128(DI) ; \
-	PREFETCHT0 192(DI) ; \
 	ADDQ       $256, DI ; \
 	ADDQ       $64, BX ; \
 	ADDQ       $128, SI ; \
@@ -113,7 +142,7 @@
 
 // func dot4F16AVX512(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
 // n ≥ 1 steps of 32 elements.
-TEXT ·dot4F16AVX512(SB), NOSPLIT, $0-56
+TEXT ·dot4F16AVX512(SB), NOSPLIT, $8-56
 	LOAD4
 	PF_SETUP
 	ZERO8_512
@@ -126,6 +155,7 @@ f16z4_loop:
 	F16ROW512(R9, Z17, Z21)
 	F16ROW512(R10, Z18, Z22)
 	F16ROW512(R11, Z19, Z23)
+	PF_NEXT4(f16z4_far, f16z4_pf) // the next group: 4 × 64 bytes
 	STEP4_512
 	JNZ f16z4_loop
 
@@ -135,7 +165,7 @@ f16z4_loop:
 	RET
 
 // func dot4BF16AVX512(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
-TEXT ·dot4BF16AVX512(SB), NOSPLIT, $0-56
+TEXT ·dot4BF16AVX512(SB), NOSPLIT, $8-56
 	LOAD4
 	PF_SETUP
 	ZERO8_512
@@ -148,6 +178,7 @@ bf16z4_loop:
 	BF16ROW512(R9, Z17, Z21)
 	BF16ROW512(R10, Z18, Z22)
 	BF16ROW512(R11, Z19, Z23)
+	PF_NEXT4(bf16z4_far, bf16z4_pf) // the next group: 4 × 64 bytes
 	STEP4_512
 	JNZ bf16z4_loop
 
@@ -271,8 +302,6 @@ wbf16z_loop:
 	VXORPS Y15, Y15, Y15
 
 #define STEP4_256 \
-	PREFETCHT0 (DI) /* the next group: 4 × 32 bytes */ ; \
-	PREFETCHT0 64(DI) ; \
 	ADDQ       $128, DI ; \
 	ADDQ       $32, BX ; \
 	ADDQ       $64, SI ; \
@@ -299,7 +328,7 @@ wbf16z_loop:
 
 // func dot4F16AVX2(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
 // n ≥ 1 steps of 16 elements.
-TEXT ·dot4F16AVX2(SB), NOSPLIT, $0-56
+TEXT ·dot4F16AVX2(SB), NOSPLIT, $8-56
 	LOAD4
 	PF_SETUP
 	ZERO8_256
@@ -312,6 +341,7 @@ f16y4_loop:
 	F16ROW256(R9, Y9, Y13)
 	F16ROW256(R10, Y10, Y14)
 	F16ROW256(R11, Y11, Y15)
+	PF_NEXT2(f16y4_far, f16y4_pf) // the next group: 4 × 32 bytes
 	STEP4_256
 	JNZ f16y4_loop
 
@@ -321,7 +351,7 @@ f16y4_loop:
 	RET
 
 // func dot4BF16AVX2(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
-TEXT ·dot4BF16AVX2(SB), NOSPLIT, $0-56
+TEXT ·dot4BF16AVX2(SB), NOSPLIT, $8-56
 	LOAD4
 	PF_SETUP
 	ZERO8_256
@@ -334,6 +364,7 @@ bf16y4_loop:
 	BF16ROW256(R9, Y9, Y13)
 	BF16ROW256(R10, Y10, Y14)
 	BF16ROW256(R11, Y11, Y15)
+	PF_NEXT2(bf16y4_far, bf16y4_pf) // the next group: 4 × 32 bytes
 	STEP4_256
 	JNZ bf16y4_loop
 
