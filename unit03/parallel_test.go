@@ -3,13 +3,16 @@ package unit03
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/llmforge/forge/oracle"
 )
 
 func TestC3_3_Pool(t *testing.T) {
+	base := runtime.NumGoroutine()
 	for _, threads := range []int{1, 2, 3, 8} {
 		p := NewPool(threads)
 		if p.Threads() != threads {
@@ -33,9 +36,11 @@ func TestC3_3_Pool(t *testing.T) {
 	}
 	// Run uses the calling goroutine as one of the threads, so a pool of n
 	// starts n − 1 goroutines. (Tried a few times: the runtime may start
-	// one of its own in between.)
+	// one of its own in between. Each try first lets the workers of the
+	// pools closed before it end: they do so on their own schedule.)
 	started := 0
 	for range 5 {
+		settle(base)
 		before := runtime.NumGoroutine()
 		p := NewPool(4)
 		started = runtime.NumGoroutine() - before
@@ -94,6 +99,42 @@ func TestC3_3_RunTask(t *testing.T) {
 	nilPool.RunTask(3, task)
 	if task.hits[0].Load()+task.hits[1].Load()+task.hits[2].Load() != 3 {
 		t.Errorf("a nil Pool must run every part of a task on the caller")
+	}
+}
+
+// TestC3_3_PoolLifecycle runs calls after the workers have been idle long
+// enough to park (the reference spins for 200 µs first), and checks that
+// Close ends every worker, twice without a panic.
+func TestC3_3_PoolLifecycle(t *testing.T) {
+	before := runtime.NumGoroutine()
+	p := NewPool(3)
+	for round := range 4 {
+		time.Sleep(2 * time.Millisecond) // long enough for any idle worker to park
+		task := new(countTask)
+		done := make(chan struct{})
+		go func() { p.RunTask(7, task); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Pool(3).RunTask(7, t) after an idle pause (round %d) has not returned in 10 s: a worker that parked was never woken (a post must wake a sleeping worker)", round)
+		}
+		for i := range 7 {
+			if got := task.hits[i].Load(); got != 1 {
+				t.Fatalf("Pool(3).RunTask(7, t) after an idle pause (round %d) ran part %d %d times, want once: a worker that parked must wake for the next call", round, i, got)
+			}
+		}
+	}
+	p.Close()
+	if _, panicked := oracle.Panics(p.Close); panicked {
+		t.Fatalf("a second Close panicked: guard it (sync.Once)")
+	}
+	// The workers end on their own schedule: give them a second.
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if left := runtime.NumGoroutine() - before; left > 0 {
+		t.Errorf("%d goroutines still running a second after Close of a 3-thread pool: Close must end every worker, parked or spinning", left)
 	}
 }
 
@@ -170,4 +211,93 @@ func TestC3_3_Views(t *testing.T) {
 			checkC(t, fmt.Sprintf("MatMulParallel %v on %d threads", s, p.Threads()), c, a, b, false)
 		}
 	}
+}
+
+// TestC3_3_PoolPostRacesPark posts calls at the moments an idle worker
+// decides to park: pauses between calls scattered around the 200 µs a
+// worker may spin, so that posts land just before, during and just after
+// its parking. A post lost in that race leaves a worker asleep and the call
+// waiting forever.
+func TestC3_3_PoolPostRacesPark(t *testing.T) {
+	calls := 1500
+	if testing.Short() {
+		calls = 300
+	}
+	for _, threads := range []int{2, 3} {
+		p := NewPool(threads)
+		var done atomic.Int64
+		finished := make(chan struct{})
+		g := oracle.NewRand(uint64(threads))
+		pauses := make([]time.Duration, calls)
+		for i := range pauses {
+			pauses[i] = time.Duration(g.Intn(400)) * time.Microsecond
+		}
+		go func() {
+			defer close(finished)
+			for _, pause := range pauses {
+				time.Sleep(pause)
+				task := new(countTask)
+				p.RunTask(threads, task)
+				for i := range threads {
+					if task.hits[i].Load() != 1 {
+						return
+					}
+				}
+				done.Add(1)
+			}
+		}()
+		select {
+		case <-finished:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("Pool(%d): call %d of %d, posted after an idle pause, has not returned in 60 s: a post that races a worker's parking was lost (the worker sleeps, the caller waits)", threads, done.Load()+1, calls)
+		}
+		if got := done.Load(); got != int64(calls) {
+			t.Fatalf("Pool(%d): call %d of %d ran a part other than once", threads, got+1, calls)
+		}
+		p.Close()
+	}
+}
+
+// settle waits up to a second for the number of goroutines to fall back to
+// base: the workers of a closed pool end soon after Close, not within it.
+func settle(base int) {
+	for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > base && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestC3_3_PoolIdleParks checks that an idle pool's workers stop using the
+// processor: a few milliseconds after a call, every goroutine NewPool
+// started must be blocked (on a channel, a lock, a condition), not running
+// or waiting to run. A worker that spins forever keeps a core busy in an
+// engine that has nothing to do.
+func TestC3_3_PoolIdleParks(t *testing.T) {
+	p := NewPool(3)
+	defer p.Close()
+	p.RunTask(3, new(countTask))
+	for try := 0; ; try++ {
+		time.Sleep(20 * time.Millisecond) // far beyond any spin before parking
+		busy := busyWorkers()
+		if busy == 0 {
+			return
+		}
+		if try == 4 {
+			t.Fatalf("%d of a 3-thread pool's 2 workers still running or runnable 20 ms after its last call (5 looks): an idle worker must park (block on a channel) after a short spin, not poll forever", busy)
+		}
+	}
+}
+
+// busyWorkers counts the goroutines created by NewPool whose state in a
+// stack dump is running or runnable.
+func busyWorkers() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	busy := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "created by github.com/llmforge/forge/unit03.NewPool") &&
+			(strings.Contains(g, "[running]") || strings.Contains(g, "[runnable]")) {
+			busy++
+		}
+	}
+	return busy
 }

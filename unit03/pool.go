@@ -2,23 +2,35 @@ package unit03
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // Pool is a fixed set of worker goroutines, started once and reused by every
 // parallel call: handing work to a waiting goroutine costs far less than
-// starting one per call. A Pool runs one Run or RunTask at a time; calls
-// from several goroutines at once must be serialised by the caller.
+// starting one per call. Between calls a worker spins for a while before it
+// parks, so that the parallel calls of a forward pass, microseconds apart,
+// find it awake. A Pool runs one Run or RunTask at a time; calls from
+// several goroutines at once must be serialised by the caller.
 type Pool struct {
 	threads int
-	jobs    chan poolJob
-	wg      sync.WaitGroup
+	workers []*poolWorker // threads − 1 of them; the caller is thread 0
+
+	// The call in progress, written by RunTask before it posts to the
+	// workers and read by them after they see the post.
+	task    Task
+	n       int
+	pending atomic.Int32 // workers still running their parts of the call
+	closed  atomic.Bool
 	close   sync.Once
 }
 
-// poolJob asks a worker to run part i of t.
-type poolJob struct {
-	t Task
-	i int
+// poolWorker is one worker's mailbox: state holds the number of calls
+// posted to it, times two, plus 1 while the worker is parked on wake. Every
+// change of state is one compare-and-swap on that one word.
+type poolWorker struct {
+	state atomic.Uint64
+	wake  chan struct{} // buffered: a post never blocks
+	_     [64]byte      // keep two workers' states off one cache line
 }
 
 // NewPool starts a pool of threads goroutines in all (threads ≤ 0 means
