@@ -7,7 +7,8 @@ package unit10
 // Parse, naming path in errors. File.Data is the mapping and tensor views
 // point into it; Close releases it.
 //
-// Errors: those of os.Open and Stat as they come (a missing file wraps
+// Errors: those of os.Open and Stat as they come (a file it may not read
+// wraps fs.ErrPermission, a missing file wraps
 // fs.ErrNotExist); a path that is not a regular file wraps
 // unit00.ErrInvalid and says what it is ("is a directory", "a named pipe
 // (FIFO)", "a socket", "a character device", "a block device"), found with Stat before the file is opened, since opening a

@@ -96,3 +96,26 @@ func blockDevice() string {
 	}
 	return ""
 }
+
+// TestC10_2_OpenUnreadable: a regular file that cannot be opened for
+// reading gives os.Open's error as it comes (wrapping fs.ErrPermission).
+// A write-only sysctl file refuses reading even to root, so the test works
+// where tests run as root; without one (not Linux, or no /proc) it skips.
+func TestC10_2_OpenUnreadable(t *testing.T) {
+	const path = "/proc/sys/vm/drop_caches" // mode 0200
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		t.Skipf("no write-only regular file to try here (%s: %v)", path, err)
+	}
+	if fd, err := os.Open(path); err == nil {
+		fd.Close()
+		t.Skipf("%s opens for reading here", path)
+	}
+	f, err := Open(path)
+	if f != nil {
+		f.Close()
+	}
+	if f != nil || !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("Open(%s) = %v, %v; want nil and the error of opening it, wrapping fs.ErrPermission: return os.OpenFile's error before using the descriptor", path, f, err)
+	}
+}

@@ -83,7 +83,7 @@ func (f *File) Lookup(key string) (KV, bool) {
 
 // String returns the value of the STRING entry key. An absent key or a
 // value of another type is an error wrapping unit00.ErrInvalid that names
-// the key.
+// the key. With an error the value is the zero value.
 func (f *File) String(key string) (string, error) {
 	panic("TODO(10.1): write File.String, see docs/unit10.md")
 }
@@ -93,7 +93,7 @@ func (f *File) String(key string) (string, error) {
 // the spec says counts are u64, but real files store most of them as u32,
 // and some writers use signed types. An absent key, a value of another type
 // or a negative value is an error wrapping unit00.ErrInvalid that names the
-// key.
+// key. With an error the value is the zero value.
 func (f *File) Uint(key string) (uint64, error) {
 	panic("TODO(10.1): write File.Uint, see docs/unit10.md")
 }
@@ -101,13 +101,14 @@ func (f *File) Uint(key string) (uint64, error) {
 // Float returns the value of the FLOAT32 or FLOAT64 entry key as a
 // float64. An absent key or a value of another type (integers included) is
 // an error wrapping unit00.ErrInvalid that names the key.
+// With an error the value is the zero value.
 func (f *File) Float(key string) (float64, error) {
 	panic("TODO(10.1): write File.Float, see docs/unit10.md")
 }
 
 // Bool returns the value of the BOOL entry key. An absent key or a value
 // of another type is an error wrapping unit00.ErrInvalid that names the
-// key.
+// key. With an error the value is the zero value.
 func (f *File) Bool(key string) (bool, error) {
 	panic("TODO(10.1): write File.Bool, see docs/unit10.md")
 }
@@ -115,6 +116,7 @@ func (f *File) Bool(key string) (bool, error) {
 // Strings returns the value of the entry key, an array of strings. The
 // slice is the File's own: do not modify it. An absent key or a value of
 // another type is an error wrapping unit00.ErrInvalid that names the key.
+// With an error the value is the zero value.
 func (f *File) Strings(key string) ([]string, error) {
 	panic("TODO(10.1): write File.Strings, see docs/unit10.md")
 }

@@ -241,6 +241,8 @@ func TestC10_1_Getters(t *testing.T) {
 			t.Errorf("%s(%q) = %v, no error; want an error: the key is absent or holds a value of the wrong type or sign", c.name, c.key, got)
 		case c.want == nil && (!errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), c.key)):
 			t.Errorf("%s(%q): error %q; want one wrapping unit00.ErrInvalid that names the key", c.name, c.key, err)
+		case c.want == nil && !reflect.ValueOf(got).IsZero():
+			t.Errorf("%s(%q) = %#v beside its error; want the zero value (0, \"\", false, nil): a caller that logs the value must not see a half-read one", c.name, c.key, got)
 		case c.want != nil && err != nil:
 			t.Errorf("%s(%q): %v; want %v", c.name, c.key, err, c.want)
 		case c.want != nil && !reflect.DeepEqual(got, c.want):

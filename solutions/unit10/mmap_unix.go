@@ -18,7 +18,8 @@ import (
 // Parse, naming path in errors. File.Data is the mapping and tensor views
 // point into it; Close releases it.
 //
-// Errors: those of os.Open and Stat as they come (a missing file wraps
+// Errors: those of os.Open and Stat as they come (a file it may not read
+// wraps fs.ErrPermission, a missing file wraps
 // fs.ErrNotExist); a path that is not a regular file wraps
 // unit00.ErrInvalid and says what it is ("is a directory"), found before
 // the file is opened (opening a FIFO would wait for a writer); an empty file is the error Parse gives for no bytes

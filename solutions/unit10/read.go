@@ -319,7 +319,7 @@ func (f *File) Lookup(key string) (KV, bool) {
 
 // String returns the value of the STRING entry key. An absent key or a
 // value of another type is an error wrapping unit00.ErrInvalid that names
-// the key.
+// the key. With an error the value is the zero value.
 func (f *File) String(key string) (string, error) {
 	kv, err := f.get(key)
 	if err != nil {
@@ -336,7 +336,7 @@ func (f *File) String(key string) (string, error) {
 // the spec says counts are u64, but real files store most of them as u32,
 // and some writers use signed types. An absent key, a value of another type
 // or a negative value is an error wrapping unit00.ErrInvalid that names the
-// key.
+// key. With an error the value is the zero value.
 func (f *File) Uint(key string) (uint64, error) {
 	kv, err := f.get(key)
 	if err != nil {
@@ -372,6 +372,7 @@ func (f *File) Uint(key string) (uint64, error) {
 // Float returns the value of the FLOAT32 or FLOAT64 entry key as a
 // float64. An absent key or a value of another type (integers included) is
 // an error wrapping unit00.ErrInvalid that names the key.
+// With an error the value is the zero value.
 func (f *File) Float(key string) (float64, error) {
 	kv, err := f.get(key)
 	if err != nil {
@@ -388,7 +389,7 @@ func (f *File) Float(key string) (float64, error) {
 
 // Bool returns the value of the BOOL entry key. An absent key or a value
 // of another type is an error wrapping unit00.ErrInvalid that names the
-// key.
+// key. With an error the value is the zero value.
 func (f *File) Bool(key string) (bool, error) {
 	kv, err := f.get(key)
 	if err != nil {
@@ -403,6 +404,7 @@ func (f *File) Bool(key string) (bool, error) {
 // Strings returns the value of the entry key, an array of strings. The
 // slice is the File's own: do not modify it. An absent key or a value of
 // another type is an error wrapping unit00.ErrInvalid that names the key.
+// With an error the value is the zero value.
 func (f *File) Strings(key string) ([]string, error) {
 	kv, err := f.get(key)
 	if err != nil {
