@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmforge/forge/oracle"
@@ -45,17 +46,7 @@ func grow(t *testing.T, s *Seq, m *mirror, n int, next *int32, g *oracle.Rand) {
 		tokens[i] = *next
 		*next++
 	}
-	pos0 := s.Len()
-	require.NoError(t, s.Append(tokens), "Append of %d tokens at length %d", n, pos0)
-	m.tokens = append(m.tokens, tokens...)
-	for l := range testLayers {
-		k, v := stridedRows(g, n), stridedRows(g, n)
-		s.Put(l, pos0, k, v)
-		for r := range n {
-			m.k[l] = append(m.k[l], append([]float32(nil), k.Row(r)...))
-			m.v[l] = append(m.v[l], append([]float32(nil), v.Row(r)...))
-		}
-	}
+	fill(t, s, m, tokens, g)
 }
 
 // stridedRows is n rows of testKV seeded floats, in a matrix whose stride
@@ -79,7 +70,7 @@ func check(t *testing.T, what string, s *Seq, m *mirror) {
 	t.Helper()
 	n := len(m.tokens)
 	require.Equal(t, n, s.Len(), "%s: Len", what)
-	if diff := cmp.Diff(m.tokens, s.Tokens(), cmp.Comparer(func(a, b []int32) bool { return len(a) == 0 && len(b) == 0 || cmp.Equal(a, b) })); diff != "" {
+	if diff := cmp.Diff(m.tokens, s.Tokens(), cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("%s: Tokens (-want +got):\n%s", what, diff)
 	}
 	want := (n + BlockSize - 1) / BlockSize
@@ -584,15 +575,15 @@ func TestC13_1_CommitAsItGrows(t *testing.T) {
 	// Two sequences with the same tokens, each written on its own: the
 	// first committed serves, the second's stays out of the cache.
 	dup := prompt(800, BlockSize+1)
-	p = newPool(t, 4)
-	first, mf := p.NewSeq(), &mirror{}
+	q := newPool(t, 4)
+	first, mf := q.NewSeq(), &mirror{}
 	fill(t, first, mf, dup, g)
-	second, msec := p.NewSeq(), &mirror{}
+	second, msec := q.NewSeq(), &mirror{}
 	fill(t, second, msec, dup, g)
 	first.Commit()
 	second.Commit()
-	require.Equal(t, 1, p.Cached(), "two blocks of the same tokens: one cache entry")
-	hit := p.Match(dup)
+	require.Equal(t, 1, q.Cached(), "two blocks of the same tokens: one cache entry")
+	hit := q.Match(dup)
 	require.Equal(t, first.Table()[0], hit.Table()[0], "the block committed first serves the match")
 	mm := mf.clone()
 	mm.truncate(BlockSize)
@@ -604,14 +595,14 @@ func TestC13_1_CommitAsItGrows(t *testing.T) {
 	prefix := append(append([]int32(nil), dup[:BlockSize]...), prompt(1200, BlockSize+1)...)
 	first.Release()
 	second.Release()
-	hitc := p.Match(prefix)
+	hitc := q.Match(prefix)
 	require.Equal(t, BlockSize, hitc.Len())
 	c, mc := hitc, mf.clone()
 	mc.truncate(BlockSize)
 	fill(t, c, mc, prefix[BlockSize:], g)
 	c.Commit() // caches block [dup-first, 1200…] with parent dup's block
 	probe := append(append(append([]int32(nil), dup[:BlockSize]...), prompt(5, BlockSize)...), prefix[BlockSize:]...)
-	miss := p.Match(probe)
+	miss := q.Match(probe)
 	require.Equal(t, BlockSize, miss.Len(), "Match of [A, X, C] when [A, C] is cached: X misses, and the match ends there")
 	miss.Release()
 }
