@@ -245,6 +245,7 @@ var malformedFields = map[string]string{
 	"string length 2^40":                        "k",
 	"string array element longer than the file": "k[1]",
 	"bool array element 255":                    "k[2]",
+	"bool array element 0 is 2":                 "k[0]",
 	"a value type cut short":                    "kkkkkkkkk: type",
 	"the second key's length cut short":         "metadata entry 1: key",
 }
@@ -346,6 +347,11 @@ func malformedFiles() []malformed {
 		g := newGGUF(0, 1).str("k").u32(9).u32(7).u64(3).u8(1).u8(0)
 		at := g.pos()
 		return g.u8(255).bytes(), at
+	})
+	add("bool array element 0 is 2", inv, func() ([]byte, int64) { // the first element, and the smallest bad byte
+		g := newGGUF(0, 1).str("k").u32(9).u32(7).u64(2)
+		at := g.pos()
+		return g.u8(2).u8(1).bytes(), at
 	})
 	add("general.alignment 48 (not a power of two)", inv, func() ([]byte, int64) {
 		return patch(good.data, int(good.alignAt), uint32(48)), good.alignAt

@@ -279,6 +279,19 @@ func TestC10_4_VocabLengths(t *testing.T) {
 	if !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "vocab.gguf") || !strings.Contains(fmt.Sprint(err), "tokenizer.ggml.tokens has 2") {
 		t.Errorf("LoadVocab of 2 tokens with 3 scores and 3 token types: error %v, want one wrapping unit00.ErrInvalid that names the file and says tokenizer.ggml.tokens has 2 entries where the other arrays have 3", err)
 	}
+	// A token_embd.weight that is not a matrix has no row count to compare
+	// with: the arrays decide, and three of everything is a vocabulary.
+	buf.Reset()
+	vector := Tensor{Name: "token_embd.weight", Dims: []uint64{8}, Type: unit01.F32, Data: make([]byte, 32)}
+	if err := Write(&buf, append(kvs[:1:1], KV{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: []string{"<unk>", "a", "b"}}, kvs[2], kvs[3]), []Tensor{vector}); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = Parse(buf.Bytes(), "vocab.gguf"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := LoadVocab(f); err != nil || len(v.Tokens) != 3 {
+		t.Errorf("LoadVocab of 3 tokens, 3 scores and 3 token types beside a 1-D token_embd.weight: %v; want the 3 tokens (only a 2-D token_embd.weight has a row count to check them against)", err)
+	}
 	// No tokens and nothing to compare them with: every length agrees (all
 	// 0), and still there is no vocabulary.
 	buf.Reset()
