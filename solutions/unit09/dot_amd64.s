@@ -36,7 +36,7 @@
 // of four: a QMatrix stores its rows one after another, so the next group
 // starts 4·(w1 − w0) bytes after w0 and fills as many bytes as this one.
 // The 4-row loops prefetch it, one cache line per 64 bytes read from this
-// group (PF_NEXTn: n lines per step), so that memory keeps working when
+// group (PF_NEXT with PFn: n lines per step), so that memory keeps working when
 // the loop moves on to four new streams, which the processor's own
 // prefetchers take a while to pick up. (On the boss's matrix it lifts Q4_0
 // from half of the read bandwidth to over 80% on a Zen 5.) Rows laid out
@@ -68,58 +68,31 @@
 	op 192(DI) ; \
 	op 256(DI)
 
-#define PF_NEXT5(far, done) \
-	CMPQ group-8(SP), $PF_NEAR_MAX ; \
-	JA   far ; \
-	PF5(PREFETCHT0) ; \
-	JMP  done ; \
-far: \
-	PF5(PREFETCHT1) ; \
-done:
-
 #define PF9(op) \
-	op (DI) ; \
-	op 64(DI) ; \
-	op 128(DI) ; \
-	op 192(DI) ; \
-	op 256(DI) ; \
+	PF5(op) ; \
 	op 320(DI) ; \
 	op 384(DI) ; \
 	op 448(DI) ; \
 	op 512(DI)
 
-#define PF_NEXT9(far, done) \
-	CMPQ group-8(SP), $PF_NEAR_MAX ; \
-	JA   far ; \
-	PF9(PREFETCHT0) ; \
-	JMP  done ; \
-far: \
-	PF9(PREFETCHT1) ; \
-done:
-
 #define PF14(op) \
-	op (DI) ; \
-	op 64(DI) ; \
-	op 128(DI) ; \
-	op 192(DI) ; \
-	op 256(DI) ; \
-	op 320(DI) ; \
-	op 384(DI) ; \
-	op 448(DI) ; \
-	op 512(DI) ; \
+	PF9(op) ; \
 	op 576(DI) ; \
 	op 640(DI) ; \
 	op 704(DI) ; \
 	op 768(DI) ; \
 	op 832(DI)
 
-#define PF_NEXT14(far, done) \
+// PF_NEXT(lines, far, done) prefetches the step's lines (PF5, PF9 or
+// PF14) into L1 or L2 by the group's size; far and done are labels of its
+// own, one pair per loop.
+#define PF_NEXT(lines, far, done) \
 	CMPQ group-8(SP), $PF_NEAR_MAX ; \
 	JA   far ; \
-	PF14(PREFETCHT0) ; \
+	lines(PREFETCHT0) ; \
 	JMP  done ; \
 far: \
-	PF14(PREFETCHT1) ; \
+	lines(PREFETCHT1) ; \
 done:
 
 // HSUM4 adds the sixteen lanes of each of Z16–Z19 and stores the four sums
@@ -375,7 +348,7 @@ q4_0v4_loop:
 	Q4_0VNNI4_ROW(R9, Z17)
 	Q4_0VNNI4_ROW(R10, Z18)
 	Q4_0VNNI4_ROW(R11, Z19)
-	PF_NEXT5(q4_0v4_far, q4_0v4_pf) // the next group: 4 × 72 bytes
+	PF_NEXT(PF5, q4_0v4_far, q4_0v4_pf) // the next group: 4 × 72 bytes
 	ADDQ       $288, DI
 	ADDQ       $72, BX
 	ADDQ       $136, SI
@@ -458,7 +431,7 @@ q8_0v4_loop:
 	Q8_0VNNI_ROW(R9, Z17)
 	Q8_0VNNI_ROW(R10, Z18)
 	Q8_0VNNI_ROW(R11, Z19)
-	PF_NEXT5(q8_0v4_far, q8_0v4_pf) // the next group: 4 × 68 bytes
+	PF_NEXT(PF5, q8_0v4_far, q8_0v4_pf) // the next group: 4 × 68 bytes
 	ADDQ       $272, DI
 	ADDQ       $68, BX
 	ADDQ       $68, SI
@@ -691,7 +664,7 @@ q4_kv4_loop:
 	Q4_KVNNI_ROW(R9, Z17)
 	Q4_KVNNI_ROW(R10, Z18)
 	Q4_KVNNI_ROW(R11, Z19)
-	PF_NEXT9(q4_kv4_far, q4_kv4_pf) // the next group: 4 × 144 bytes, nine lines
+	PF_NEXT(PF9, q4_kv4_far, q4_kv4_pf) // the next group: 4 × 144 bytes, nine lines
 	ADDQ       $576, DI
 	ADDQ       $144, BX
 	ADDQ       $292, SI
@@ -874,7 +847,7 @@ q6_kv4_loop:
 	Q6_KVNNI_ROW(R9, Z17)
 	Q6_KVNNI_ROW(R10, Z18)
 	Q6_KVNNI_ROW(R11, Z19)
-	PF_NEXT14(q6_kv4_far, q6_kv4_pf) // the next group: 4 × 210 bytes, fourteen lines
+	PF_NEXT(PF14, q6_kv4_far, q6_kv4_pf) // the next group: 4 × 210 bytes, fourteen lines
 	ADDQ       $840, DI
 	ADDQ       $210, BX
 	ADDQ       $292, SI

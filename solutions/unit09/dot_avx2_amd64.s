@@ -15,7 +15,7 @@
 // prefetch pointer, DX out. AVX2 has sixteen vector registers: the four
 // rows' float sums live in Y9–Y12, constants from Y13 up.
 
-// PF_SETUP and PF_NEXTn: as in dot_amd64.s, DI = w0 + 4·(w1 − w0), the
+// PF_SETUP and PF_NEXT: as in dot_amd64.s, DI = w0 + 4·(w1 − w0), the
 // next group, prefetched into L1 if it has at most PF_NEAR_MAX bytes and
 // into L2 if more.
 #define PF_SETUP \
@@ -32,19 +32,8 @@
 	op 64(DI) ; \
 	op 128(DI)
 
-#define PF_NEXT3(far, done) \
-	CMPQ group-8(SP), $PF_NEAR_MAX ; \
-	JA   far ; \
-	PF3(PREFETCHT0) ; \
-	JMP  done ; \
-far: \
-	PF3(PREFETCHT1) ; \
-done:
-
 #define PF9(op) \
-	op (DI) ; \
-	op 64(DI) ; \
-	op 128(DI) ; \
+	PF3(op) ; \
 	op 192(DI) ; \
 	op 256(DI) ; \
 	op 320(DI) ; \
@@ -52,38 +41,21 @@ done:
 	op 448(DI) ; \
 	op 512(DI)
 
-#define PF_NEXT9(far, done) \
-	CMPQ group-8(SP), $PF_NEAR_MAX ; \
-	JA   far ; \
-	PF9(PREFETCHT0) ; \
-	JMP  done ; \
-far: \
-	PF9(PREFETCHT1) ; \
-done:
-
 #define PF14(op) \
-	op (DI) ; \
-	op 64(DI) ; \
-	op 128(DI) ; \
-	op 192(DI) ; \
-	op 256(DI) ; \
-	op 320(DI) ; \
-	op 384(DI) ; \
-	op 448(DI) ; \
-	op 512(DI) ; \
+	PF9(op) ; \
 	op 576(DI) ; \
 	op 640(DI) ; \
 	op 704(DI) ; \
 	op 768(DI) ; \
 	op 832(DI)
 
-#define PF_NEXT14(far, done) \
+#define PF_NEXT(lines, far, done) \
 	CMPQ group-8(SP), $PF_NEAR_MAX ; \
 	JA   far ; \
-	PF14(PREFETCHT0) ; \
+	lines(PREFETCHT0) ; \
 	JMP  done ; \
 far: \
-	PF14(PREFETCHT1) ; \
+	lines(PREFETCHT1) ; \
 done:
 
 // HSUM4 adds the eight lanes of each of Y9–Y12 and stores the four sums
@@ -191,7 +163,7 @@ q4_0a4_loop:
 	Q4_0AVX2_ROW(R9, Y10)
 	Q4_0AVX2_ROW(R10, Y11)
 	Q4_0AVX2_ROW(R11, Y12)
-	PF_NEXT3(q4_0a4_far, q4_0a4_pf) // the next group: 4 × 36 bytes
+	PF_NEXT(PF3, q4_0a4_far, q4_0a4_pf) // the next group: 4 × 36 bytes
 	ADDQ       $144, DI
 	ADDQ       $36, BX
 	ADDQ       $68, SI
@@ -278,7 +250,7 @@ q8_0a4_loop:
 	Q8_0AVX2_ROW(R9, Y10)
 	Q8_0AVX2_ROW(R10, Y11)
 	Q8_0AVX2_ROW(R11, Y12)
-	PF_NEXT3(q8_0a4_far, q8_0a4_pf) // the next group: 4 × 34 bytes
+	PF_NEXT(PF3, q8_0a4_far, q8_0a4_pf) // the next group: 4 × 34 bytes
 	ADDQ       $136, DI
 	ADDQ       $34, BX
 	ADDQ       $34, SI
@@ -460,7 +432,7 @@ q4_ka4_loop:
 	Q4_KAVX2_ROW(R9, Y10)
 	Q4_KAVX2_ROW(R10, Y11)
 	Q4_KAVX2_ROW(R11, Y12)
-	PF_NEXT9(q4_ka4_far, q4_ka4_pf) // the next group: 4 × 144 bytes, nine lines
+	PF_NEXT(PF9, q4_ka4_far, q4_ka4_pf) // the next group: 4 × 144 bytes, nine lines
 	ADDQ         $576, DI
 	ADDQ         $144, BX
 	ADDQ         $292, SI
@@ -628,7 +600,7 @@ q6_ka4_loop:
 	Q6_KAVX2_ROW(R9, Y10)
 	Q6_KAVX2_ROW(R10, Y11)
 	Q6_KAVX2_ROW(R11, Y12)
-	PF_NEXT14(q6_ka4_far, q6_ka4_pf) // the next group: 4 × 210 bytes, fourteen lines
+	PF_NEXT(PF14, q6_ka4_far, q6_ka4_pf) // the next group: 4 × 210 bytes, fourteen lines
 	ADDQ         $840, DI
 	ADDQ         $210, BX
 	ADDQ         $292, SI

@@ -23,7 +23,7 @@
 // row, CX steps left, DI the prefetch pointer, DX out.
 
 // PF_SETUP points DI at w0 + 4·(w1 − w0): the next group of four rows of
-// a QMatrix, whose rows lie one after another. PF_NEXTn prefetches n lines
+// a QMatrix, whose rows lie one after another. PF_NEXT(PFn, …) prefetches n lines
 // of it per step, into L1 if the group has at most PF_NEAR_MAX bytes and
 // into L2 if more (why: dot_amd64.s).
 #define PF_SETUP \
@@ -39,28 +39,18 @@
 	op (DI) ; \
 	op 64(DI)
 
-#define PF_NEXT2(far, done) \
-	CMPQ group-8(SP), $PF_NEAR_MAX ; \
-	JA   far ; \
-	PF2(PREFETCHT0) ; \
-	JMP  done ; \
-far: \
-	PF2(PREFETCHT1) ; \
-done:
-
 #define PF4(op) \
-	op (DI) ; \
-	op 64(DI) ; \
+	PF2(op) ; \
 	op 128(DI) ; \
 	op 192(DI)
 
-#define PF_NEXT4(far, done) \
+#define PF_NEXT(lines, far, done) \
 	CMPQ group-8(SP), $PF_NEAR_MAX ; \
 	JA   far ; \
-	PF4(PREFETCHT0) ; \
+	lines(PREFETCHT0) ; \
 	JMP  done ; \
 far: \
-	PF4(PREFETCHT1) ; \
+	lines(PREFETCHT1) ; \
 done:
 
 #define LOAD4 \
@@ -155,7 +145,7 @@ f16z4_loop:
 	F16ROW512(R9, Z17, Z21)
 	F16ROW512(R10, Z18, Z22)
 	F16ROW512(R11, Z19, Z23)
-	PF_NEXT4(f16z4_far, f16z4_pf) // the next group: 4 × 64 bytes
+	PF_NEXT(PF4, f16z4_far, f16z4_pf) // the next group: 4 × 64 bytes
 	STEP4_512
 	JNZ f16z4_loop
 
@@ -178,7 +168,7 @@ bf16z4_loop:
 	BF16ROW512(R9, Z17, Z21)
 	BF16ROW512(R10, Z18, Z22)
 	BF16ROW512(R11, Z19, Z23)
-	PF_NEXT4(bf16z4_far, bf16z4_pf) // the next group: 4 × 64 bytes
+	PF_NEXT(PF4, bf16z4_far, bf16z4_pf) // the next group: 4 × 64 bytes
 	STEP4_512
 	JNZ bf16z4_loop
 
@@ -341,7 +331,7 @@ f16y4_loop:
 	F16ROW256(R9, Y9, Y13)
 	F16ROW256(R10, Y10, Y14)
 	F16ROW256(R11, Y11, Y15)
-	PF_NEXT2(f16y4_far, f16y4_pf) // the next group: 4 × 32 bytes
+	PF_NEXT(PF2, f16y4_far, f16y4_pf) // the next group: 4 × 32 bytes
 	STEP4_256
 	JNZ f16y4_loop
 
@@ -364,7 +354,7 @@ bf16y4_loop:
 	BF16ROW256(R9, Y9, Y13)
 	BF16ROW256(R10, Y10, Y14)
 	BF16ROW256(R11, Y11, Y15)
-	PF_NEXT2(bf16y4_far, bf16y4_pf) // the next group: 4 × 32 bytes
+	PF_NEXT(PF2, bf16y4_far, bf16y4_pf) // the next group: 4 × 32 bytes
 	STEP4_256
 	JNZ bf16y4_loop
 
