@@ -22,6 +22,9 @@ func (g *Rand) Intn(n int) int { return g.r.IntN(n) }
 // Float64 returns a uniform float64 in [0, 1).
 func (g *Rand) Float64() float64 { return g.r.Float64() }
 
+// Perm returns a uniform permutation of 0 … n−1.
+func (g *Rand) Perm(n int) []int { return g.r.Perm(n) }
+
 // Uint32 returns 32 uniform random bits.
 func (g *Rand) Uint32() uint32 { return g.r.Uint32() }
 

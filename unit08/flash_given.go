@@ -5,8 +5,9 @@
 // the query heads of one KV group sharing each block (8.2); a decode step
 // shares its keys out over threads and merges their partial results (8.3,
 // "flash decoding"); a model runs every block's attention this way (8.4);
-// and a KV cache may keep its rows as F16 or Q8_0, widened block by block
-// inside the attention loops (8.5).
+// a KV cache may keep its rows as F16 or Q8_0, widened block by block
+// inside the attention loops (8.5); and the same loops read keys and
+// values that someone else keeps through a RowReader (8.6).
 //
 // Read docs/unit08.md first. Files whose names end in _given.go are
 // scaffolding you do not write; every other file holds stubs for you to

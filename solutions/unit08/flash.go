@@ -73,7 +73,7 @@ func (f *Flash) check(out, q unit03.Mat, k, v kv, heads, kvHeads, pos0 int) {
 	unit00.Check(heads == f.heads && kvHeads == f.kvHeads, "flash attention: heads and kvHeads must be New's")
 	unit00.Check(q.Cols == heads*f.hd && out.Rows == q.Rows && out.Cols == q.Cols, "flash attention: q and out must be T × heads·headDim")
 	w := kvHeads * f.hd // a Store's rows are this wide by construction
-	unit00.Check((k.typ != CacheF32 || k.m.Cols == w) && (v.typ != CacheF32 || v.m.Cols == w), "flash attention: k and v must be kvHeads·headDim wide")
+	unit00.Check((k.typ != CacheF32 || k.ext != nil || k.m.Cols == w) && (v.typ != CacheF32 || v.ext != nil || v.m.Cols == w), "flash attention: k and v must be kvHeads·headDim wide")
 	unit00.Check(pos0 >= 0 && k.rows >= pos0+q.Rows && v.rows >= pos0+q.Rows, "flash attention: k and v must cover positions 0 … pos0+T−1")
 }
 

@@ -9,24 +9,29 @@ import (
 )
 
 // kv is one layer's keys or values as attention reads them: float32 rows
-// where they lie (a unit03.Mat, typ CacheF32), or a Store's F16 or Q8_0
-// rows, widened to float32 a block at a time.
+// where they lie (a unit03.Mat, typ CacheF32), a Store's F16 or Q8_0
+// rows, widened to float32 a block at a time, or rows someone else keeps,
+// read through a RowReader (8.6).
 type kv struct {
 	m        unit03.Mat // the float32 rows, for CacheF32
 	typ      CacheType
 	data     []byte // the stored rows, for CacheF16 and CacheQ8_0
 	rowBytes int
-	rows     int // the rows there are: m.Rows, or the store's positions
+	rows     int       // the rows there are: m.Rows, the store's positions, or ext.Len()
+	ext      RowReader // when set, the rows are read through it (typ CacheF32)
 }
 
 // matKV reads the float32 rows of m.
 func matKV(m unit03.Mat) kv { return kv{m: m, rows: m.Rows} }
 
 // block returns rows a … a+n−1, columns c0 … c0+w−1 as float32s, with
-// the stride between rows: a view of the float32 rows, or the stored rows
-// widened into buf (n·w floats, stride w). For Q8_0, c0 and w are
+// the stride between rows: a view of the float32 rows, the stored rows
+// widened into buf (n·w floats, stride w), or what a RowReader gives. For Q8_0, c0 and w are
 // multiples of Q8Block.
 func (r *kv) block(buf []float32, a, n, c0, w int) ([]float32, int) {
+	if r.ext != nil {
+		return r.ext.ReadRows(buf[:n*w], a, n, c0, w)
+	}
 	if r.typ == CacheF32 {
 		return r.m.Data[a*r.m.Stride+c0:], r.m.Stride
 	}

@@ -29,12 +29,19 @@ func NewStore(f *Flash, layers, maxSeq int, kt, vt CacheType) (*Store, error) {
 		s.keys = append(s.keys, newKV(kt, maxSeq, width))
 		s.values = append(s.values, newKV(vt, maxSeq, width))
 	}
+	f.blockScratch()
+	return s, nil
+}
+
+// blockScratch gives each of f's workers, once, room for a block of keys
+// and one of values as float32s: where a Store widens its rows and a
+// RowReader copies rows that do not lie together.
+func (f *Flash) blockScratch() {
 	for _, w := range f.workers {
 		if w.kb == nil {
 			w.kb, w.vb = make([]float32, TileKeys*f.hd), make([]float32, TileKeys*f.hd)
 		}
 	}
-	return s, nil
 }
 
 // newKV allocates maxSeq rows of width values in type t.
