@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"regexp"
 	"testing"
+	"time"
 )
 
 // childTODO finds a stub's TODO panic in a child's output.
@@ -23,7 +24,11 @@ var childTODO = regexp.MustCompile(`panic: (TODO\(\d+\.\d+\)[^\n\[]*?)\s*(\[reco
 // its TODO here too.
 func RunChild(t testing.TB, test string, env ...string) (out []byte, passed bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	args := []string{"-test.run=^" + test + "$", "-test.count=1"}
+	if d, ok := childTimeout(t); ok {
+		args = append(args, "-test.timeout="+d.String())
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
@@ -40,4 +45,21 @@ func RunChild(t testing.TB, test string, env ...string) (out []byte, passed bool
 	}
 	t.Skipf("cannot run %s in a child process of this test binary here (%v): skipped", test, err)
 	return nil, false
+}
+
+// childTimeout is the time left before t's deadline (go test's -timeout),
+// which a child gets as its own -test.timeout: a child run directly has
+// no timeout of its own, so a child that hangs (a mutant's endless loop)
+// would outlive a parent killed for running too long, and keep a core busy
+// until someone noticed. False when t has no deadline.
+func childTimeout(t testing.TB) (time.Duration, bool) {
+	d, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return 0, false
+	}
+	deadline, ok := d.Deadline()
+	if !ok {
+		return 0, false
+	}
+	return max(time.Until(deadline), time.Second), true
 }

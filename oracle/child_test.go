@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"testing"
+	"time"
 )
 
 // TestRunChild runs itself as a child that passes and one that fails.
@@ -32,3 +33,22 @@ func TestRunChild(t *testing.T) {
 		t.Errorf("RunChild of a child that panicked with a TODO: recovered %q, want the TODO itself raised again", v)
 	}
 }
+
+// TestChildTimeout: a test with a deadline hands its children the time
+// left (at least a second); a TB without one gives none.
+func TestChildTimeout(t *testing.T) {
+	d, ok := childTimeout(t)
+	if deadline, has := t.Deadline(); has {
+		if !ok || d <= 0 || d > time.Until(deadline)+time.Second {
+			t.Errorf("childTimeout = %v, %v with %v left: want the time left", d, ok, time.Until(deadline))
+		}
+	} else if ok {
+		t.Errorf("childTimeout = %v, true for a test without a deadline", d)
+	}
+	if _, ok := childTimeout(noDeadline{t}); ok {
+		t.Error("childTimeout of a TB without Deadline: want false")
+	}
+}
+
+// noDeadline hides T's Deadline method.
+type noDeadline struct{ testing.TB }
