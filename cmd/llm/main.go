@@ -49,12 +49,10 @@ type command struct {
 
 // commands are llm's commands, in the order llm help lists them.
 var commands = []*command{runCommand, evalCommand, tokenizeCommand, detokenizeCommand,
-	inspectCommand, genCommand, quantizeCommand, benchCommand}
+	inspectCommand, genCommand, quantizeCommand, benchCommand, serveCommand}
 
 // planned are the commands the course adds later, with the unit that brings each.
-var planned = []struct{ name, unit, what string }{
-	{"serve", "unit13", "an OpenAI-compatible HTTP server with continuous batching"},
-}
+var planned = []struct{ name, unit, what string }{}
 
 // env is what a command runs with.
 type env struct {

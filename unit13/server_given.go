@@ -1,0 +1,12 @@
+package unit13
+
+// ServerOptions configure a Server.
+type ServerOptions struct {
+	Model    string // the name /v1/models reports and answers carry; "forge" if empty
+	APIKey   string // when set, every route but /health wants "Authorization: Bearer APIKey"
+	MaxBody  int64  // the largest request body in bytes (413 past it); 1 MiB if ≤ 0
+	MaxQueue int    // requests in flight past which a new one gets 503; no limit if ≤ 0
+	// StopTokens end every request: the model's EOS and end-of-turn
+	// tokens. Nil: the tokenizer's EOS.
+	StopTokens []int
+}
