@@ -14,15 +14,16 @@ type Server struct {
 	// Your fields (see docs/unit13.md, 13.4).
 }
 
-// NewServer returns a server over s and tok, the model's tokenizer.
-// Options out of range are an error wrapping unit00.ErrInvalid.
+// NewServer returns a server over s and tok, the model's tokenizer. A nil
+// scheduler or tokenizer is an error wrapping unit00.ErrInvalid.
 func NewServer(s *Scheduler, tok *unit04.Tokenizer, opt ServerOptions) (*Server, error) {
 	panic("TODO(13.4): write NewServer, see docs/unit13.md")
 }
 
 // Run steps the scheduler while it has work, hands each Event to its
 // request's handler, and sleeps until a request comes when it has none.
-// It returns when ctx ends.
+// It returns when ctx ends, ending every request still in flight with an
+// error; from then on the server takes none.
 func (s *Server) Run(ctx context.Context) error {
 	panic("TODO(13.4): write Server.Run, see docs/unit13.md")
 }

@@ -1,5 +1,7 @@
 package unit13
 
+import "github.com/prometheus/client_golang/prometheus"
+
 // ServerOptions configure a Server.
 type ServerOptions struct {
 	Model    string // the name /v1/models reports and answers carry; "forge" if empty
@@ -7,6 +9,11 @@ type ServerOptions struct {
 	MaxBody  int64  // the largest request body in bytes (413 past it); 1 MiB if ≤ 0
 	MaxQueue int    // requests in flight past which a new one gets 503; no limit if ≤ 0
 	// StopTokens end every request: the model's EOS and end-of-turn
-	// tokens. Nil: the tokenizer's EOS.
+	// tokens. Nil: the tokenizer's EOS (none if it has none).
 	StopTokens []int
 }
+
+// LatencyBuckets are the upper bounds, in seconds, of the time-to-first-
+// token and time-per-output-token histograms of /metrics: 1 ms doubling
+// to 32.768 s.
+var LatencyBuckets = prometheus.ExponentialBuckets(0.001, 2, 16)

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/llmforge/forge/unit00"
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit11"
 )
@@ -29,10 +30,11 @@ type Server struct {
 
 	mu      sync.Mutex
 	streams map[int]chan Event // the events of each request in flight
+	closed  bool               // Run has returned: no request is taken
+	seen    loopView           // the scheduler as the loop last saw it
 	wake    chan struct{}      // a request was added or canceled
 	started time.Time
 	metrics *metrics
-	seen    loopView // guarded by mu
 }
 
 // metrics are what /metrics reports, in a registry of the server's own.
@@ -41,6 +43,7 @@ type metrics struct {
 	requests               *prometheus.CounterVec // by status code
 	finished               *prometheus.CounterVec // by finish reason
 	promptTokens, genToken prometheus.Counter
+	steps                  prometheus.Counter
 	ttft, tpot             prometheus.Histogram
 }
 
@@ -50,13 +53,13 @@ func newMetrics(s *Server) *metrics {
 	m.finished = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "forge_requests_finished_total", Help: "Generations ended, by reason: stop, length or canceled."}, []string{"reason"})
 	m.promptTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "forge_prompt_tokens_total", Help: "Prompt tokens of the requests admitted."})
 	m.genToken = prometheus.NewCounter(prometheus.CounterOpts{Name: "forge_generated_tokens_total", Help: "Tokens generated."})
-	buckets := prometheus.ExponentialBuckets(0.001, 2, 16) // 1 ms to 33 s
-	m.ttft = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "forge_time_to_first_token_seconds", Help: "From a request's arrival to its first token.", Buckets: buckets})
-	m.tpot = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "forge_time_per_output_token_seconds", Help: "Between two tokens of a request.", Buckets: buckets})
+	m.steps = prometheus.NewCounter(prometheus.CounterOpts{Name: "forge_steps_total", Help: "Scheduler steps run."})
+	m.ttft = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "forge_time_to_first_token_seconds", Help: "From a request's arrival to its first token.", Buckets: LatencyBuckets})
+	m.tpot = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "forge_time_per_output_token_seconds", Help: "Between two tokens of a request.", Buckets: LatencyBuckets})
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	m.reg.MustRegister(m.requests, m.finished, m.promptTokens, m.genToken, m.ttft, m.tpot,
+	m.reg.MustRegister(m.requests, m.finished, m.promptTokens, m.genToken, m.steps, m.ttft, m.tpot,
 		gauge("forge_requests_running", "Requests admitted, holding KV blocks.", func() float64 { return float64(s.gauges().running) }),
 		gauge("forge_requests_waiting", "Requests queued.", func() float64 { return float64(s.gauges().waiting) }),
 		gauge("forge_kv_blocks_free", "KV blocks free (cached ones included).", func() float64 { return float64(s.gauges().free) }),
@@ -65,9 +68,15 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
-// NewServer returns a server over s and tok, the model's tokenizer.
-// Options out of range are an error wrapping unit00.ErrInvalid.
+// NewServer returns a server over s and tok, the model's tokenizer. A nil
+// scheduler or tokenizer is an error wrapping unit00.ErrInvalid.
 func NewServer(s *Scheduler, tok *unit04.Tokenizer, opt ServerOptions) (*Server, error) {
+	if s == nil || tok == nil {
+		return nil, fmt.Errorf("unit13: NewServer: a nil scheduler or tokenizer: %w", unit00.ErrInvalid)
+	}
+	if opt.StopTokens == nil {
+		opt.StopTokens = []int{tok.EOS()} // −1, which no step samples, when it has none
+	}
 	if opt.Model == "" {
 		opt.Model = "forge"
 	}
@@ -93,13 +102,16 @@ func (s *Server) gauges() loopView {
 
 // Run steps the scheduler while it has work, hands each Event to its
 // request's handler, and sleeps until a request comes when it has none.
-// It returns when ctx ends.
+// It returns when ctx ends, ending every request still in flight with an
+// error; from then on the server takes none.
 func (s *Server) Run(ctx context.Context) error {
-	for {
+	defer s.close()
+	for ctx.Err() == nil {
 		evs, err := s.sched.Step()
 		if err != nil {
 			return err
 		}
+		s.metrics.steps.Inc()
 		s.mu.Lock()
 		s.seen = loopView{running: s.sched.Running(), waiting: s.sched.Waiting(), free: s.sched.r.KV.Free(), blocks: s.sched.r.KV.Blocks()}
 		for _, ev := range evs {
@@ -114,16 +126,28 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}
 		s.mu.Unlock()
-		if s.sched.Running() == 0 && s.sched.Waiting() == 0 && len(evs) == 0 {
+		if s.sched.Running() == 0 && s.sched.Waiting() == 0 {
+			// Idle: every Add and Cancel since this Step has poked wake.
 			select {
 			case <-ctx.Done():
-				return nil
 			case <-s.wake:
 			}
 		}
-		if ctx.Err() != nil {
-			return nil
-		}
+	}
+	return nil
+}
+
+// errShutdown ends the requests in flight when Run returns.
+var errShutdown = errors.New("the server is shutting down")
+
+// close ends every request in flight and refuses new ones.
+func (s *Server) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for id, ch := range s.streams {
+		ch <- Event{ID: id, Token: -1, Done: true, Stop: unit11.StopCanceled, Err: errShutdown}
+		delete(s.streams, id)
 	}
 }
 
@@ -232,38 +256,46 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
+	if req.Model != "" && req.Model != s.opt.Model {
+		apiError(w, http.StatusNotFound, "model_not_found", "invalid_request_error", "model", fmt.Sprintf("the model %q does not exist: this server has %q", req.Model, s.opt.Model))
+		return
+	}
 	prompt, err := stringOrOne(req.Prompt, "prompt")
 	if err != nil {
-		apiError(w, http.StatusBadRequest, "invalid_value", "invalid_request_error", "prompt", err.Error())
+		apiError(w, http.StatusBadRequest, err.code, "invalid_request_error", "prompt", err.msg)
 		return
 	}
-	stops, err := stopStrings(req.Stop)
-	if err != nil {
-		apiError(w, http.StatusBadRequest, "invalid_value", "invalid_request_error", "stop", err.Error())
+	stops, ok := stopStrings(req.Stop)
+	if !ok {
+		apiError(w, http.StatusBadRequest, "invalid_type", "invalid_request_error", "stop", "stop: want a string or an array of up to 4 strings")
 		return
 	}
-	gen, field, err := s.request(&req, prompt)
-	if err != nil {
-		apiError(w, http.StatusBadRequest, "invalid_value", "invalid_request_error", field, err.Error())
+	gen, field, gerr := s.request(&req, prompt)
+	if gerr != nil {
+		apiError(w, http.StatusBadRequest, "invalid_value", "invalid_request_error", field, gerr.Error())
 		return
 	}
+	out := &completion{s: s, w: w, created: time.Now().Unix(), last: arrived, promptTokens: len(gen.Prompt), stream: req.Stream,
+		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}
 	if gen.MaxTokens == 0 { // nothing to generate: the scheduler's 0 would mean no limit
-		out := &completion{s: s, w: w, id: "cmpl-0", created: time.Now().Unix(), promptTokens: len(gen.Prompt), stream: req.Stream,
-			usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}
+		out.id = "cmpl-none"
 		out.end("length")
 		return
 	}
-	id, events, err := s.add(gen)
-	if err != nil {
-		w.Header().Set("Retry-After", "1")
-		apiError(w, http.StatusServiceUnavailable, "server_busy", "server_error", "", err.Error())
+	st, status, aerr := s.add(gen)
+	if aerr != nil {
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+			apiError(w, status, "server_busy", "server_error", "", aerr.Error())
+		} else {
+			apiError(w, status, "invalid_value", "invalid_request_error", "prompt", aerr.Error())
+		}
 		return
 	}
 	s.metrics.promptTokens.Add(float64(len(gen.Prompt)))
-	out := &completion{s: s, w: w, id: fmt.Sprintf("cmpl-%d", id), created: time.Now().Unix(), last: arrived,
-		text: unit11.NewTextStream(s.tok, widen(gen.Prompt), stops), promptTokens: len(gen.Prompt), stream: req.Stream,
-		usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}
-	out.run(r.Context(), id, events)
+	out.id = fmt.Sprintf("cmpl-%d", st.id)
+	out.text = unit11.NewTextStream(s.tok, widen(gen.Prompt), stops)
+	out.run(r.Context(), st)
 }
 
 // request turns the body's fields into a scheduler Request, or names the
@@ -304,35 +336,41 @@ func (s *Server) request(req *completionRequest, prompt string) (Request, string
 	if err != nil {
 		return Request{}, "", err
 	}
+	// An empty prompt, or one longer than the context, is the
+	// scheduler's to refuse.
 	ids := s.tok.Encode(prompt, unit04.EncodeOptions{AddSpecial: true})
-	if len(ids) == 0 {
-		return Request{}, "prompt", errors.New("an empty prompt")
-	}
-	if len(ids) >= s.sched.Capacity() {
-		return Request{}, "prompt", fmt.Errorf("a prompt of %d tokens: the context holds %d", len(ids), s.sched.Capacity())
-	}
-	stopTokens := s.opt.StopTokens
-	if stopTokens == nil && s.tok.EOS() >= 0 {
-		stopTokens = []int{s.tok.EOS()}
-	}
-	return Request{Prompt: narrow(ids), Sampler: smp, MaxTokens: maxTokens, StopTokens: stopTokens}, "", nil
+	return Request{Prompt: narrow(ids), Sampler: smp, MaxTokens: maxTokens, StopTokens: s.opt.StopTokens}, "", nil
 }
 
-// add queues req and registers its event channel.
-func (s *Server) add(req Request) (int, chan Event, error) {
+// stream is a request in flight: its id and the channel its events
+// come on.
+type stream struct {
+	id     int
+	events chan Event
+}
+
+// add queues req and registers its events' channel, or says with an
+// HTTP status why it cannot: 503 when the server is full or closed, 400
+// for a request the scheduler refuses.
+func (s *Server) add(req Request) (*stream, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opt.MaxQueue > 0 && len(s.streams) >= s.opt.MaxQueue {
-		return 0, nil, fmt.Errorf("%d requests in flight: try again later", len(s.streams))
+	switch {
+	case s.closed:
+		return nil, http.StatusServiceUnavailable, errShutdown
+	case s.opt.MaxQueue > 0 && len(s.streams) >= s.opt.MaxQueue:
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("%d requests in flight: try again later", len(s.streams))
 	}
 	id, err := s.sched.Add(req)
 	if err != nil {
-		return 0, nil, err
+		return nil, http.StatusBadRequest, err
 	}
-	ch := make(chan Event, s.sched.Capacity()+2)
-	s.streams[id] = ch
+	// A request has at most Capacity events (one per token it can
+	// generate, or its end), so the loop's sends never block.
+	st := &stream{id: id, events: make(chan Event, s.sched.Capacity())}
+	s.streams[id] = st.events
 	s.poke()
-	return id, ch, nil
+	return st, http.StatusOK, nil
 }
 
 // cancel ends request id, whose client is gone.
@@ -363,39 +401,67 @@ type completion struct {
 	all               strings.Builder
 }
 
-func (c *completion) run(ctx context.Context, id int, events chan Event) {
+// run reads st's events until it ends: the request's own end, a stop
+// string, an error, or the client going away.
+func (c *completion) run(ctx context.Context, st *stream) {
 	finish := ""
 	for finish == "" {
 		select {
 		case <-ctx.Done():
-			c.s.cancel(id)
+			c.s.cancel(st.id)
 			return
-		case ev := <-events:
+		case ev := <-st.events:
+			stop := false
 			if ev.Token >= 0 {
-				now := time.Now()
-				if c.gen == 0 {
-					c.s.metrics.ttft.Observe(now.Sub(c.last).Seconds())
-				} else {
-					c.s.metrics.tpot.Observe(now.Sub(c.last).Seconds())
-				}
-				c.last = now
-				c.s.metrics.genToken.Inc()
-				c.gen++
-				piece, stop := c.text.Push(ev.Token)
-				c.emit(piece)
-				if stop {
-					c.s.cancel(id)
-					finish = "stop"
-					break
-				}
+				stop = c.token(ev.Token)
 			}
-			if ev.Done {
+			switch {
+			case ev.Err != nil:
+				c.fail(ev.Err)
+				return
+			case stop:
+				c.s.cancel(st.id)
+				finish = "stop"
+			case ev.Done:
 				c.emit(c.text.Flush())
 				finish = finishReason(ev.Stop)
 			}
 		}
 	}
 	c.end(finish)
+}
+
+// token counts and times a generated token and hands its text out; it
+// reports whether the text reached a stop string.
+func (c *completion) token(t int) bool {
+	now := time.Now()
+	if c.gen == 0 {
+		c.s.metrics.ttft.Observe(now.Sub(c.last).Seconds())
+	} else {
+		c.s.metrics.tpot.Observe(now.Sub(c.last).Seconds())
+	}
+	c.last = now
+	c.s.metrics.genToken.Inc()
+	c.gen++
+	piece, stop := c.text.Push(t)
+	c.emit(piece)
+	return stop
+}
+
+// fail ends an answer that err cut short: an error object, or in a
+// stream whose header has gone out, an error event as OpenAI sends one.
+func (c *completion) fail(err error) {
+	status, code := http.StatusInternalServerError, "generation_failed"
+	if errors.Is(err, errShutdown) {
+		status, code = http.StatusServiceUnavailable, "server_shutdown"
+	}
+	if !c.sentHeader {
+		apiError(c.w, status, code, "server_error", "", err.Error())
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": err.Error(), "type": "server_error", "param": nil, "code": code}})
+	fmt.Fprintf(c.w, "data: %s\n\n", b)
+	c.flush()
 }
 
 // end writes the answer's end: the whole answer, or a streamed
@@ -501,36 +567,40 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// fieldError is a request field that is missing or of the wrong type,
+// with the error code the API gives it.
+type fieldError struct{ code, msg string }
+
 // stringOrOne reads a field that is a string or an array of one string.
-func stringOrOne(raw json.RawMessage, name string) (string, error) {
-	if len(raw) == 0 {
-		return "", fmt.Errorf("%s is missing", name)
+func stringOrOne(raw json.RawMessage, name string) (string, *fieldError) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", &fieldError{"missing_required_parameter", name + " is missing"}
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
+	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
 	}
 	var list []string
-	if err := json.Unmarshal(raw, &list); err == nil && len(list) == 1 {
+	if json.Unmarshal(raw, &list) == nil && len(list) == 1 {
 		return list[0], nil
 	}
-	return "", fmt.Errorf("%s: want a string (or an array of one string)", name)
+	return "", &fieldError{"invalid_type", name + ": want a string (or an array of one string)"}
 }
 
-// stopStrings reads "stop": absent, null, a string or an array of up to 4.
-func stopStrings(raw json.RawMessage) ([]string, error) {
+// stopStrings reads "stop": absent, null, a string or an array of up to
+// 4; ok is false for anything else.
+func stopStrings(raw json.RawMessage) (stops []string, ok bool) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
+		return nil, true
 	}
 	var one string
-	if err := json.Unmarshal(raw, &one); err == nil {
-		return []string{one}, nil
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, true
 	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil || len(list) > 4 {
-		return nil, errors.New("stop: want a string or an array of up to 4 strings")
+	if json.Unmarshal(raw, &stops) != nil || len(stops) > 4 {
+		return nil, false
 	}
-	return list, nil
+	return stops, true
 }
 
 func methodNotAllowed(w http.ResponseWriter, allow string) {
