@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -216,14 +217,37 @@ func TestC13_4_StreamFormat(t *testing.T) {
 	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 	events := strings.Split(strings.TrimSuffix(string(body), "\n\n"), "\n\n")
 	require.Equal(t, "data: [DONE]", events[len(events)-1], "the last event of %q", body)
-	var last struct {
-		Choices []any          `json:"choices"`
-		Usage   map[string]int `json:"usage"`
+	type chunk struct {
+		Object  string `json:"object"`
+		Choices []struct {
+			Index        int     `json:"index"`
+			Text         string  `json:"text"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage map[string]int `json:"usage"`
 	}
+	var text strings.Builder
+	var last chunk
+	finishes := 0
 	for i, ev := range events[:len(events)-1] {
 		require.True(t, strings.HasPrefix(ev, "data: {"), "event %d: %q", i, ev)
+		last = chunk{}
 		require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(ev, "data: ")), &last), "event %d", i)
+		require.Equal(t, "text_completion", last.Object, "event %d: %s", i, ev)
+		for _, c := range last.Choices {
+			require.Equal(t, 0, c.Index, "event %d: the choice's index: %s", i, ev)
+			if c.FinishReason == nil {
+				require.NotEmpty(t, c.Text, "event %d: a chunk of text sends some: %s", i, ev)
+			} else {
+				finishes++
+				require.Equal(t, "length", *c.FinishReason, "event %d", i)
+				require.Empty(t, c.Text, "event %d: the finish chunk", i)
+			}
+			text.WriteString(c.Text)
+		}
 	}
+	require.Equal(t, 1, finishes, "one chunk carries the finish reason")
+	require.Equal(t, s.greedy("hi", 3), text.String())
 	require.Empty(t, last.Choices, "the usage chunk has no choices")
 	require.Equal(t, 3, last.Usage["completion_tokens"])
 }
@@ -536,6 +560,12 @@ func TestC13_4_StopTokens(t *testing.T) {
 	_, finish, n = none.text(`{"prompt": "Hello there", "temperature": 0, "max_tokens": 6}`)
 	require.Equal(t, "length", finish, "with StopTokens empty, EOS is a token like any other")
 	require.Equal(t, 6, n)
+	// Token 0 ("!") is a token like any other: the model with the rows of
+	// its first greedy token and 0 swapped starts with it.
+	zero := newServedWith(t, ServerOptions{}, setup{weights: func(w *unit05.Weights) { swapRows(w, first[0], 0) }})
+	text, _, n = zero.text(`{"prompt": "Hello there", "temperature": 0, "max_tokens": 6}`)
+	require.Equal(t, 6, n)
+	require.True(t, strings.HasPrefix(text, base.tok.Decode([]int{0})), "a text whose first token is 0: %q", text)
 	at := slices.Index(first, first[3])
 	own := newServed(t, ServerOptions{StopTokens: []int{first[3]}})
 	_, finish, n = own.text(`{"prompt": "Hello there", "temperature": 0, "max_tokens": 6}`)
@@ -742,4 +772,52 @@ func TestC13_4_Idle(t *testing.T) {
 	require.GreaterOrEqual(t, before, 3.0, "three tokens take three steps")
 	time.Sleep(100 * time.Millisecond)
 	require.Equal(t, before, s.metric("forge_steps_total"), "steps run by an idle server in 100 ms")
+}
+
+// TestC13_4_Concurrent: requests from eight clients at once, short and
+// long, each get what one session generates greedily from their prompt,
+// whatever runs beside them, and none waits for ever (a poke lost while
+// the loop was busy would leave one queued).
+func TestC13_4_Concurrent(t *testing.T) {
+	s := newServed(t, ServerOptions{})
+	type job struct {
+		prompt string
+		n      int
+	}
+	var jobs []job
+	for i := range 40 {
+		jobs = append(jobs, job{fmt.Sprintf("request %d says", i), 1 + i%5})
+	}
+	want := make([]string, len(jobs))
+	for i, j := range jobs {
+		want[i] = s.greedy(j.prompt, j.n)
+	}
+	got := make([]string, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan int, len(jobs))
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := range next {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				res, err := s.cli.Completions.New(ctx, openai.CompletionNewParams{Model: "forge", Prompt: textPrompt(jobs[i].prompt), MaxTokens: openai.Int(int64(jobs[i].n)), Temperature: openai.Float(0)})
+				cancel()
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				got[i] = res.Choices[0].Text
+			}
+		})
+	}
+	wg.Wait()
+	for i := range jobs {
+		require.NoError(t, errs[i], "request %d (%q)", i, jobs[i].prompt)
+		require.Equal(t, want[i], got[i], "request %d (%q, %d tokens) against its greedy text", i, jobs[i].prompt, jobs[i].n)
+	}
+	s.waitFreed("after concurrent requests")
 }

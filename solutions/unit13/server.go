@@ -209,7 +209,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 // how many slots are free.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	g := s.gauges()
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "slots_idle": max(0, s.sched.opt.MaxRunning-g.running), "slots_processing": g.running, "requests_waiting": g.waiting})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "slots_idle": s.sched.opt.MaxRunning - g.running, "slots_processing": g.running, "requests_waiting": g.waiting})
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
@@ -411,14 +411,15 @@ func (c *completion) run(ctx context.Context, st *stream) {
 			c.s.cancel(st.id)
 			return
 		case ev := <-st.events:
+			if ev.Err != nil { // an event with an error carries no token
+				c.fail(ev.Err)
+				return
+			}
 			stop := false
 			if ev.Token >= 0 {
 				stop = c.token(ev.Token)
 			}
 			switch {
-			case ev.Err != nil:
-				c.fail(ev.Err)
-				return
 			case stop:
 				c.s.cancel(st.id)
 				finish = "stop"
