@@ -11,6 +11,9 @@ type ServerOptions struct {
 	// StopTokens end every request: the model's EOS and end-of-turn
 	// tokens. Nil: the tokenizer's EOS (none if it has none).
 	StopTokens []int
+	// Chat renders the messages of /v1/chat/completions into a prompt;
+	// nil: that route answers 400, the model has no chat template.
+	Chat *ChatTemplate
 }
 
 // LatencyBuckets are the upper bounds, in seconds, of the time-to-first-

@@ -45,11 +45,14 @@ type served struct {
 }
 
 // setup shapes a served model: a context of maxSeq positions (128 if 0),
-// a pool of blocks (at least 40 and a context's worth if 0), and weights
-// changed by weights before the model is built.
+// a pool of blocks (at least 40 and a context's worth if 0), weights
+// changed by weights before the model is built, the vocabulary of
+// unit04/testdata's vocab file (GPT-2's if empty), and a chat template
+// compiled with the vocabulary's BOS and EOS (none if empty).
 type setup struct {
 	maxSeq, blocks int
 	weights        func(w *unit05.Weights)
+	vocab, chat    string
 }
 
 func newServed(t *testing.T, opt ServerOptions) *served {
@@ -59,7 +62,17 @@ func newServed(t *testing.T, opt ServerOptions) *served {
 
 func newServedWith(t *testing.T, opt ServerOptions, su setup) *served {
 	t.Helper()
-	tok := gpt2(t)
+	if su.vocab == "" {
+		su.vocab = "ggml-vocab-gpt-2.gguf"
+	}
+	v, err := unit04.LoadVocab(filepath.Join("..", "unit04", "testdata", su.vocab))
+	require.NoError(t, err)
+	tok, err := unit04.New(v)
+	require.NoError(t, err)
+	if su.chat != "" {
+		opt.Chat, err = NewChatTemplate(su.chat, v.Tokens[v.BOS], v.Tokens[v.EOS])
+		require.NoError(t, err, "the test's chat template")
+	}
 	if su.maxSeq == 0 {
 		su.maxSeq = 128
 	}
@@ -94,15 +107,6 @@ func newServedWith(t *testing.T, opt ServerOptions, su setup) *served {
 	return s
 }
 
-func gpt2(t *testing.T) *unit04.Tokenizer {
-	t.Helper()
-	v, err := unit04.LoadVocab(filepath.Join("..", "unit04", "testdata", "ggml-vocab-gpt-2.gguf"))
-	require.NoError(t, err)
-	tok, err := unit04.New(v)
-	require.NoError(t, err)
-	return tok
-}
-
 // greedy is what one session generates from prompt at temperature 0.
 func (s *served) greedy(prompt string, n int) string {
 	s.t.Helper()
@@ -113,11 +117,18 @@ func (s *served) greedy(prompt string, n int) string {
 // session of m, stopping at the tokenizer's EOS.
 func greedyRun(t *testing.T, m *unit05.Model, tok *unit04.Tokenizer, prompt string, n int) unit11.Result {
 	t.Helper()
+	return greedyIDs(t, m, tok, tok.Encode(prompt, unit04.EncodeOptions{AddSpecial: true}), n)
+}
+
+// greedyIDs generates n tokens (0: to the end of the context) at
+// temperature 0 from the prompt ids in one session of m, stopping at the
+// tokenizer's EOS.
+func greedyIDs(t *testing.T, m *unit05.Model, tok *unit04.Tokenizer, ids []int, n int) unit11.Result {
+	t.Helper()
 	p := unit11.DefaultParams()
 	p.Temperature = 0
 	smp, err := unit11.NewSampler(tok.VocabSize(), p)
 	require.NoError(t, err)
-	ids := tok.Encode(prompt, unit04.EncodeOptions{AddSpecial: true})
 	res, err := unit11.Run(context.Background(), unit07.NewSession(m), smp, tok, ids, nil, unit11.Options{MaxTokens: n, StopTokens: []int{tok.EOS()}}, func(string) error { return nil })
 	require.NoError(t, err)
 	return res
