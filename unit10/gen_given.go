@@ -31,9 +31,11 @@ type ModelSpec struct {
 	// llama.cpp's quantizer leaves them; the experts have type Matrix.
 	Experts unit06.Config
 	Vocab   *unit04.Vocab // the tokenizer, written under tokenizer.ggml.*
-	Matrix  unit01.DType  // the type of every 2-D weight but the two below
-	Embed   unit01.DType  // token_embd's type
-	Output  unit01.DType  // output's type (unused when Config.TiedEmbeddings)
+	// ChatTemplate, when not empty, is written as tokenizer.chat_template.
+	ChatTemplate string
+	Matrix       unit01.DType // the type of every 2-D weight but the two below
+	Embed        unit01.DType // token_embd's type
+	Output       unit01.DType // output's type (unused when Config.TiedEmbeddings)
 	// LogitScale multiplies the output projection (for a tied model, the
 	// embeddings, which are its output projection): random models have
 	// flat logits, where llama.cpp and Forge could round a near-tie
@@ -107,6 +109,9 @@ func genMetadata(spec ModelSpec, c unit05.Config) []KV {
 	kvs = append(kvs, str("tokenizer.ggml.model", v.Model))
 	if v.Pre != "" {
 		kvs = append(kvs, str("tokenizer.ggml.pre", v.Pre))
+	}
+	if spec.ChatTemplate != "" {
+		kvs = append(kvs, str("tokenizer.chat_template", spec.ChatTemplate))
 	}
 	kvs = append(kvs, KV{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: v.Tokens})
 	if v.Scores != nil {

@@ -72,6 +72,30 @@ func tinyModel(t *testing.T) string {
 	return fixture.tiny
 }
 
+// spmModel is tinyModel with Phi-3's SentencePiece vocabulary, and so
+// Phi-3's chat template.
+func spmModel(t *testing.T) string {
+	t.Helper()
+	tinyModel(t) // skips where the units are not written
+	spm.once.Do(func() {
+		path := filepath.Join(fixture.dir, "tiny-spm.gguf")
+		if r := llm("gen", "--shape", "tiny", "--type", "q8_0", "--vocab", "spm", "--seed", "1", "-o", path); r.status != 0 {
+			spm.err = fmt.Sprintf("llm gen --vocab spm: status %d, stderr %q", r.status, r.stderr)
+			return
+		}
+		spm.path = path
+	})
+	if spm.err != "" {
+		t.Fatal(spm.err)
+	}
+	return spm.path
+}
+
+var spm struct {
+	once      sync.Once
+	path, err string
+}
+
 // ok runs a command line that must succeed and returns its stdout.
 func ok(t *testing.T, args ...string) string {
 	t.Helper()

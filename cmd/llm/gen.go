@@ -49,8 +49,10 @@ at the real models' speed, for llm bench. The vocabulary comes from
 vocabulary in unit04/testdata, so a real model's vocabulary size (32000,
 128256, 151936) is not reproduced, nor is the output matrix's size: give
 --vocab-file a real model's GGUF to copy its vocabulary instead. The
-vocabulary files are found by walking up from llm's directory and from
-the working directory to the Forge repository's go.mod.
+vocabulary's chat template (tokenizer.chat_template: Phi-3's for spm, none
+for gpt2) is copied with it. The vocabulary files are found by walking up
+from llm's directory and from the working directory to the Forge
+repository's go.mod.
 
 ` + typeRuleHelp + `
 
@@ -146,7 +148,7 @@ func doGen(e *env, o *genOptions) error {
 		}
 		vocabPath, vocabName = p, o.vocab
 	}
-	v, err := readVocab(vocabPath)
+	v, chat, err := readVocab(vocabPath)
 	if err != nil {
 		return err
 	}
@@ -155,7 +157,7 @@ func doGen(e *env, o *genOptions) error {
 	c := sh.config
 	c.Vocab = len(v.Tokens)
 	spec := unit10.ModelSpec{Name: fmt.Sprintf("forge %s %s", sh.name, ft.name), Arch: sh.arch, Config: c, Experts: sh.experts, Vocab: v,
-		Seed: o.seed, RandomBlocks: sh.random}
+		ChatTemplate: chat, Seed: o.seed, RandomBlocks: sh.random}
 	spec.Matrix, spec.Embed, spec.Output = sourceTypes(sh, c, ft)
 	defer removeOnInterrupt(e)()
 
@@ -187,18 +189,20 @@ func doGen(e *env, o *genOptions) error {
 	return nil
 }
 
-// readVocab reads the vocabulary of a GGUF file.
-func readVocab(path string) (*unit04.Vocab, error) {
+// readVocab reads the vocabulary of a GGUF file, and its chat template
+// ("" if it has none).
+func readVocab(path string) (*unit04.Vocab, string, error) {
 	f, err := unit10.Open(path)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, "", badInput(err)
 	}
 	defer f.Close()
 	v, err := unit10.LoadVocab(f)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, "", badInput(err)
 	}
-	return v, nil
+	chat, _ := f.String("tokenizer.chat_template") // absent: no template
+	return v, chat, nil
 }
 
 // sourceTypes chooses the types Generate writes: the rule's types for the

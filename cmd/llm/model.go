@@ -213,6 +213,15 @@ func (v *vocab) piece(id int) string {
 	return ""
 }
 
+// text is the text the vocabulary stores for token id ("<s>" for a
+// SentencePiece BOS), or "" for −1 (none) and ids outside it.
+func (v *vocab) text(id int) string {
+	if id >= 0 && id < len(v.pieces) {
+		return v.pieces[id]
+	}
+	return ""
+}
+
 // quote shows a token's text in double quotes with Go's escapes, so
 // spaces, newlines and broken UTF-8 are visible.
 func quote(s string) string { return strconv.Quote(s) }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,24 +27,32 @@ var serveCommand = &command{
 	summary:  "an OpenAI-compatible HTTP server with continuous batching and a paged KV cache",
 	setup:    setupServe,
 	help: `
-Serves POST /v1/completions (plain and streamed), GET /v1/models, GET
-/health and GET /metrics (Prometheus) on HOST:PORT, with llama-server's
-flag names. Up to -np requests run at once, each with up to -c positions;
-their keys and values live in one pool of --kv-blocks blocks of 16
-positions (default: enough for -np full contexts), shared between
-requests with the same prompt prefix. Each step of the model runs at most
--ub tokens: every running request's next token, then chunks of waiting
-prompts. A line per request goes to stderr. SIGINT or SIGTERM stops
-accepting requests, lets the running ones finish (at most 10 s), and
-exits 0.
+Serves POST /v1/completions and POST /v1/chat/completions (plain and
+streamed), GET /v1/models, GET /health and GET /metrics (Prometheus) on
+HOST:PORT, with llama-server's flag names. Chats are rendered with the
+model's own Jinja chat template (tokenizer.chat_template), the one
+--chat-template names (` + chatTemplateNames() + `),
+or a template file (--chat-template-file); with none, chat requests get an
+error that says so. Generation stops at the vocabulary's end-of-sequence
+and end-of-turn tokens (<|eot_id|>, <|im_end|>, <|end|>, ...).
+
+Up to -np requests run at once, each with up to -c positions; their keys
+and values live in one pool of --kv-blocks blocks of 16 positions
+(default: enough for -np full contexts), shared between requests with
+the same prompt prefix. Each step of the model runs at most -ub tokens:
+every running request's next token, then chunks of waiting prompts. A
+line per request goes to stderr. SIGINT or SIGTERM stops accepting
+requests, lets the running ones finish (at most 10 s), and exits 0.
 
 Example:
   llm serve -m tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf -np 4 &
-  curl -N http://127.0.0.1:8080/v1/completions -d '{"prompt": "Once upon a time", "max_tokens": 32, "stream": true}'`,
+  curl -N http://127.0.0.1:8080/v1/completions -d '{"prompt": "Once upon a time", "max_tokens": 32, "stream": true}'
+  curl -N http://127.0.0.1:8080/v1/chat/completions -d '{"messages": [{"role": "user", "content": "Hi!"}], "stream": true}'`,
 }
 
 type serveOptions struct {
 	model, host, alias, apiKey string
+	chat, chatFile             string
 	port, slots, ctx, threads  int
 	blocks, stepTokens         int
 }
@@ -63,6 +73,8 @@ func setupServe(fs *flagSet) func(*env) error {
 	fs.integer(&o.stepTokens, "ub,ubatch-size", "N", "the most tokens one step runs (default 512)", atLeast(1))
 	fs.str(&o.alias, "alias", "NAME", "the model's name in the API (default: the file's name)")
 	fs.str(&o.apiKey, "api-key", "KEY", "require Authorization: Bearer KEY (not for /health)")
+	fs.str(&o.chat, "chat-template", "NAME", "the chat template instead of the model's: "+chatTemplateNames())
+	fs.str(&o.chatFile, "chat-template-file", "FILE", "the chat template instead of the model's, a Jinja file")
 	return func(e *env) error { return doServe(e, o) }
 }
 
@@ -70,11 +82,21 @@ func doServe(e *env, o *serveOptions) error {
 	if o.stepTokens < o.slots {
 		return usagef("-ub %d is less than -np %d: a step must hold a token of every running request", o.stepTokens, o.slots)
 	}
+	if o.chat != "" && o.chatFile != "" {
+		return usagef("--chat-template and --chat-template-file: give one")
+	}
+	if _, ok := unit13.ChatTemplates[o.chat]; o.chat != "" && !ok {
+		return usagef("--chat-template %q: no such template; the templates are %s", o.chat, chatTemplateNames())
+	}
 	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c", cacheTypes{unit08.CacheF32, unit08.CacheF32})
 	if err != nil {
 		return err
 	}
 	defer m.Close()
+	chat, chatFrom, err := chatTemplate(m, o)
+	if err != nil {
+		return err
+	}
 	c := m.net.Config
 	blocks := o.blocks
 	if blocks == 0 {
@@ -96,7 +118,7 @@ func doServe(e *env, o *serveOptions) error {
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(o.model), ".gguf")
 	}
-	srv, err := unit13.NewServer(sched, m.tok, unit13.ServerOptions{Model: name, APIKey: o.apiKey, StopTokens: stopTokens(m)})
+	srv, err := unit13.NewServer(sched, m.tok, unit13.ServerOptions{Model: name, APIKey: o.apiKey, StopTokens: endTokens(m), Chat: chat})
 	if err != nil {
 		return err
 	}
@@ -117,7 +139,7 @@ func doServe(e *env, o *serveOptions) error {
 	go func() { loopErr <- srv.Run(loopCtx) }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "model", name, "slots", o.slots, "ctx", c.MaxSeq, "kv_blocks", blocks, "kv_bytes", kv.Bytes())
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "model", name, "slots", o.slots, "ctx", c.MaxSeq, "kv_blocks", blocks, "kv_bytes", kv.Bytes(), "chat_template", chatFrom)
 	sigCtx, cancel := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	select {
@@ -162,4 +184,57 @@ func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// chatTemplateNames lists --chat-template's choices.
+func chatTemplateNames() string {
+	names := slices.Sorted(maps.Keys(unit13.ChatTemplates))
+	return strings.Join(names, ", ")
+}
+
+// chatTemplate is the template chats are rendered with, and where it
+// came from: --chat-template's, --chat-template-file's, the model's own,
+// or none ("none": chat requests then get an error).
+func chatTemplate(m *model, o *serveOptions) (*unit13.ChatTemplate, string, error) {
+	src, from := "", ""
+	switch {
+	case o.chat != "":
+		src, from = unit13.ChatTemplates[o.chat], o.chat
+	case o.chatFile != "":
+		b, err := os.ReadFile(o.chatFile)
+		if err != nil {
+			return nil, "", usagef("--chat-template-file: %v", err)
+		}
+		src, from = string(b), o.chatFile
+	default:
+		t, err := m.file.String("tokenizer.chat_template")
+		if err != nil {
+			return nil, "none", nil
+		}
+		src, from = t, "the model's"
+	}
+	v := modelVocab(m)
+	ct, err := unit13.NewChatTemplate(src, v.text(m.tok.BOS()), v.text(m.tok.EOS()))
+	if err != nil {
+		return nil, "", badInput(fmt.Errorf("the chat template (%s): %w", from, err))
+	}
+	return ct, from, nil
+}
+
+// endOfTurn are the texts of the end-of-turn tokens of the chat formats
+// Forge knows (Llama 3, ChatML, Phi-3, Gemma, GPT-style): a chat ends at
+// any of them that the vocabulary has, as llama.cpp's end-of-generation
+// set does.
+var endOfTurn = []string{"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>"}
+
+// endTokens are stopTokens and the vocabulary's end-of-turn tokens.
+func endTokens(m *model) []int {
+	ids := stopTokens(m)
+	v := modelVocab(m)
+	for id, p := range v.pieces {
+		if slices.Contains(endOfTurn, p) && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
