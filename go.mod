@@ -5,6 +5,7 @@ go 1.26.0
 require golang.org/x/sys v0.48.0
 
 require (
+	github.com/ardanlabs/jinja v1.8.0
 	github.com/dlclark/regexp2 v1.11.5
 	github.com/ebitengine/purego v0.11.3
 	github.com/google/go-cmp v0.7.0
