@@ -319,6 +319,7 @@ func TestC13_5_ChatStreamFormat(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(cs), 3)
 	require.Equal(t, map[string]string{"role": "assistant", "content": ""}, cs[0].Choices[0].Delta, "the first chunk names the role")
+	require.Equal(t, 0, cs[0].Choices[0].Index, "the first chunk's choice index")
 	require.Nil(t, cs[0].Choices[0].FinishReason)
 	var text strings.Builder
 	for i, c := range cs[1 : len(cs)-2] {
@@ -352,6 +353,8 @@ func TestC13_5_ChatBadRequests(t *testing.T) {
 		{"messages of the wrong type", "POST", `{"messages": "hi"}`, 400, "messages", "invalid_type"},
 		{"a tool message", "POST", `{"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": "42"}]}`, 400, "messages[1].role", "invalid_value"},
 		{"no role", "POST", `{"messages": [{"content": "hi"}]}`, 400, "messages[0].role", "invalid_value"},
+		{"no content", "POST", `{"messages": [{"role": "user"}]}`, 400, "messages[0].content", "invalid_type"},
+		{"tools of the wrong type", "POST", `{"messages": [{"role": "user", "content": "hi"}], "tools": 7}`, 400, "tools", "invalid_type"},
 		{"content of the wrong type", "POST", `{"messages": [{"role": "user", "content": 5}]}`, 400, "messages[0].content", "invalid_type"},
 		{"an image part", "POST", `{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]}`, 400, "messages[0].content", "invalid_type"},
 		{"a text part without text", "POST", `{"messages": [{"role": "user", "content": [{"type": "text"}]}]}`, 400, "messages[0].content", "invalid_type"},

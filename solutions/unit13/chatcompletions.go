@@ -15,8 +15,8 @@ type chatRequest struct {
 	genFields
 	Messages []chatMessage `json:"messages"`
 	// MaxCompletionTokens is the newer name of max_tokens; it wins.
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	Tools               json.RawMessage `json:"tools"`
+	MaxCompletionTokens *int              `json:"max_completion_tokens"`
+	Tools               []json.RawMessage `json:"tools"`
 }
 
 // chatMessage is one message of a request: its content is a string, or
@@ -40,7 +40,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "no_chat_template", "invalid_request_error", "", "this model has no chat template: start the server with one (llm serve --chat-template NAME)")
 		return
 	}
-	if len(req.Tools) > 0 && string(req.Tools) != "null" && string(req.Tools) != "[]" {
+	if len(req.Tools) > 0 {
 		apiError(w, http.StatusBadRequest, "invalid_value", "invalid_request_error", "tools", "tools: Forge does not call tools")
 		return
 	}
@@ -98,13 +98,10 @@ func chatMessages(in []chatMessage) ([]Message, *fieldError, string) {
 
 // contentText reads a message's content: a string, null (an assistant's
 // message with no text), or an array of {"type": "text", "text": …} parts,
-// joined.
+// joined. A message without content has none of these.
 func contentText(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", true
-	}
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if json.Unmarshal(raw, &s) == nil { // null leaves s empty
 		return s, true
 	}
 	var parts []struct {
