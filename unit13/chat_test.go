@@ -243,6 +243,22 @@ func TestC13_5_ChatForms(t *testing.T) {
 	got, _, _ = s.chat(`{"messages": [{"role": "user", "content": "Hello!"}, {"role": "assistant", "content": null}, {"role": "user", "content": "Go on"}], "max_tokens": 5, "temperature": 0, "tools": []}`)
 	require.Equal(t, greedyIDs(t, s.m, s.tok, s.chatIDs([]Message{{"user", "Hello!"}, {"assistant", ""}, {"user", "Go on"}}), 5).Text, got, "an assistant message with null content, and no tools")
 	s.waitFreed("after chats")
+
+	// A template that honours add_generation_prompt: the prompt ends with
+	// the assistant's header.
+	ml := newServedWith(t, ServerOptions{}, setup{vocab: "ggml-vocab-phi-3.gguf", chat: ChatTemplates["chatml"]})
+	ids := ml.tok.Encode("<|im_start|>user\nHello!<|im_end|>\n<|im_start|>assistant\n", unit04.EncodeOptions{AddSpecial: true, ParseSpecial: true})
+	status, _, body := ml.do("POST", "/v1/chat/completions", `{"messages": [{"role": "user", "content": "Hello!"}], "max_tokens": 5, "temperature": 0}`, "")
+	require.Equal(t, 200, status, "%s", body)
+	var res struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+		Usage map[string]int `json:"usage"`
+	}
+	require.NoError(t, json.Unmarshal(body, &res), "%s", body)
+	require.Equal(t, len(ids), res.Usage["prompt_tokens"], "the prompt with the generation prompt")
+	require.Equal(t, greedyIDs(t, ml.m, ml.tok, ids, 5).Text, res.Choices[0].Message.Content)
 }
 
 // chat asks for a chat completion with a raw JSON body and returns its

@@ -431,6 +431,11 @@ func TestC13_4_StopAndSeed(t *testing.T) {
 		Stop: openai.CompletionNewParamsStopUnion{OfString: openai.String(cut)}})
 	require.Equal(t, full[:strings.Index(full, cut)], res.Choices[0].Text, "the text before the stop string %q of %q", cut, full)
 	require.Equal(t, "stop", string(res.Choices[0].FinishReason))
+	// The client has its answer: the request is canceled, not run on to
+	// its max_tokens with its slot and blocks held.
+	s.waitFreed("after a stop string")
+	require.Equal(t, 1.0, s.metric(`forge_requests_finished_total{reason="canceled"}`), "the request that met its stop string ends canceled")
+	require.Equal(t, 1.0, s.metric(`forge_requests_finished_total{reason="length"}`), "only the first request ran to its max_tokens")
 	seeded := func() string {
 		return s.complete(openai.CompletionNewParams{Prompt: textPrompt("Hello there"), MaxTokens: openai.Int(10), Temperature: openai.Float(1.2), Seed: openai.Int(42)}).Choices[0].Text
 	}
