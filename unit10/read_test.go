@@ -334,11 +334,17 @@ func TestC10_1_Malformed(t *testing.T) {
 	for _, c := range []struct {
 		version   uint32
 		says, not string
-	}{{4, "version 4", "big-endian"}, {0x01000000, "version 16777216", "big-endian"}, {0x03000000, "big-endian", ""}, {0x02000000, "big-endian", ""}} {
+	}{{4, "version 4", "big-endian"}, {0x01000000, "version 16777216", "big-endian"}, {0x03000000, "big-endian", ""}, {0x02000000, "big-endian", ""},
+		{1, "32-bit", "big-endian"}, {0, "version 0", "32-bit"}} {
 		_, err := Parse(patch(goodFile().data, 4, c.version), "bad.gguf")
 		if msg := fmt.Sprint(err); !strings.Contains(msg, c.says) || c.not != "" && strings.Contains(msg, c.not) {
 			t.Errorf("Parse of a file with version %#08x: error %q; want one that says %q%s", c.version, msg, c.says, map[bool]string{true: " and not " + strconv.Quote(c.not)}[c.not != ""])
 		}
+	}
+	// A wrong magic is quoted as it is: its four bytes, no more, no less.
+	_, err := Parse(append([]byte("GGML"), goodFile().data[4:]...), "ggml.bin")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, `"GGML"`) {
+		t.Errorf("Parse of a file that starts with GGML: error %q; want one that quotes its first four bytes, \"GGML\"", msg)
 	}
 	// Truncation at every byte of the good file: the bytes run out
 	// (ErrTruncated) or a count, length or tensor no longer fits (ErrInvalid
