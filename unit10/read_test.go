@@ -473,25 +473,34 @@ func TestC10_1_TensorViews(t *testing.T) {
 		file       File
 		want       string // "": an error
 		whyNoError string
+		offset     uint64 // the tensor's Offset, if not 8
+		says       string // what the error must say, if anything
 	}{
-		{"a data section at byte 0", File{Data: data, DataOffset: 0}, "89abcdef", ""},
-		{"a data section at byte 4", File{Data: data, DataOffset: 4}, "", "bytes [12, 20) of a 16-byte file"},
-		{"a negative DataOffset", File{Data: data, DataOffset: -8}, "", "a data section before the file's first byte"},
-		{"a DataOffset past the end", File{Data: data, DataOffset: 17}, "", "a data section after the file's last byte"},
-		{"a closed file", File{Data: nil, DataOffset: 0}, "", "no data: the file is closed"},
+		{"a data section at byte 0", File{Data: data, DataOffset: 0}, "89abcdef", "", 0, ""},
+		{"a data section at byte 4", File{Data: data, DataOffset: 4}, "", "bytes [12, 20) of a 16-byte file", 0, ""},
+		{"a negative DataOffset", File{Data: data, DataOffset: -8}, "", "a data section before the file's first byte", 0, ""},
+		{"a DataOffset past the end", File{Data: data, DataOffset: 17}, "", "a data section after the file's last byte", 0, ""},
+		{"a closed file", File{Data: nil, DataOffset: 0}, "", "no data: the file is closed", 0, "closed"},
+		{"a tensor that starts past the end", File{Data: data, DataOffset: 4}, "", "bytes [18, 26) of a 16-byte file", 14, ""},
 	} {
 		f := c.file
-		f.Tensors = []TensorInfo{info}
+		ti := info
+		if c.offset != 0 {
+			ti.Offset = c.offset
+		}
+		f.Tensors = []TensorInfo{ti}
 		got, view, err := f.Tensor("t")
 		switch {
 		case c.want != "" && err != nil:
 			t.Errorf("%s: Tensor(t) at Offset 8: %v; want the view %q", c.name, err, c.want)
 		case c.want != "" && string(view) != c.want:
 			t.Errorf("%s: Tensor(t) at Offset 8 = %q, want %q (data[DataOffset+Offset:][:8])", c.name, view, c.want)
-		case c.want != "" && !reflect.DeepEqual(got, info):
-			t.Errorf("%s: Tensor(t) info = %+v, want %+v", c.name, got, info)
+		case c.want != "" && !reflect.DeepEqual(got, ti):
+			t.Errorf("%s: Tensor(t) info = %+v, want %+v", c.name, got, ti)
 		case c.want == "" && (!errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), `"t"`)):
 			t.Errorf("%s: Tensor(t) = %q, %v; want an error wrapping unit00.ErrInvalid that names the tensor (%s)", c.name, view, err, c.whyNoError)
+		case c.says != "" && !strings.Contains(fmt.Sprint(err), c.says):
+			t.Errorf("%s: Tensor(t): %v; want an error that says %q", c.name, err, c.says)
 		}
 	}
 	// A File is a struct with exported fields: a tensor info edited after
