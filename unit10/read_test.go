@@ -350,10 +350,63 @@ func TestC10_1_Malformed(t *testing.T) {
 	// (ErrTruncated) or a count, length or tensor no longer fits (ErrInvalid
 	// or ErrTruncated). The file ends with its last tensor, so no prefix is
 	// a well-formed file.
+	// Inside the tensor infos the counts of the header still fit and every
+	// field has a fixed width (a name's bytes, its length read): the bytes
+	// run out, ErrTruncated, at the start of the field that is cut.
 	gf := goodFile()
+	infoFields := tensorInfoFields(t, gf)
 	for n := range len(gf.data) {
-		check(t, fmt.Sprintf("the good file cut to %d bytes (in %s)", n, gf.sectionOf(int64(n))), gf.data[:n], nil, -1, "")
+		sec := gf.sectionOf(int64(n))
+		name := fmt.Sprintf("the good file cut to %d bytes (in %s)", n, sec)
+		if f, ok := infoFields[int64(n)]; ok {
+			check(t, name, gf.data[:n], unit00.ErrTruncated, f.off, f.field)
+			continue
+		}
+		check(t, name, gf.data[:n], nil, -1, "")
 	}
+}
+
+// cutField is the field a cut falls in and where that field starts.
+type cutField struct {
+	off   int64
+	field string
+}
+
+// tensorInfoFields maps every byte offset inside the good file's tensor
+// infos to the field that starts at or before it: a file cut there ends
+// inside (or right at the start of) that field.
+func tensorInfoFields(t *testing.T, gf goodGGUF) map[int64]cutField {
+	t.Helper()
+	out := map[int64]cutField{}
+	var start int64
+	for _, s := range gf.sections {
+		if s.name == "tensor info "+gf.infos[0].Name {
+			break
+		}
+		start = s.end
+	}
+	at := start
+	add := func(width int64, field string) {
+		for b := at; b < at+width; b++ {
+			out[b] = cutField{at, field}
+		}
+		at += width
+	}
+	for i, info := range gf.infos {
+		add(8, fmt.Sprintf("tensor %d: name", i))
+		add(int64(len(info.Name)), fmt.Sprintf("tensor %d: name", i))
+		prefix := fmt.Sprintf("tensor %d (%s)", i, info.Name)
+		add(4, prefix+": n_dims")
+		for j := range info.Dims {
+			add(8, fmt.Sprintf("%s: ne[%d]", prefix, j))
+		}
+		add(4, prefix+": type")
+		add(8, prefix+": offset")
+		if end := gf.sections[slices.IndexFunc(gf.sections, func(s section) bool { return s.name == "tensor info "+info.Name })].end; at != end {
+			t.Fatalf("the test's layout of tensor info %d ends at byte %d, the good file's at %d", i, at, end)
+		}
+	}
+	return out
 }
 
 func TestC10_1_VocabFiles(t *testing.T) {
