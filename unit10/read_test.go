@@ -136,6 +136,25 @@ func TestC10_1_ParseGood(t *testing.T) {
 			t.Fatalf("Parse of a tensor named with 63 bytes: %v; names of 1 to 63 bytes are allowed", err)
 		}
 	})
+	t.Run("tensor infos in descending offset order", func(t *testing.T) {
+		// The infos need not follow the data's order: the overlap check
+		// sorts them by offset (three F32 tensors of 32 bytes, listed
+		// backwards).
+		g := newGGUF(3, 0).info("c", unit01.F32, 64, 8).info("b", unit01.F32, 32, 8).info("a", unit01.F32, 0, 8).pad(32)
+		data := make([]byte, 96)
+		for i := range data {
+			data[i] = byte(i)
+		}
+		f, err := Parse(g.raw(data).bytes(), "backwards.gguf")
+		if err != nil {
+			t.Fatalf("Parse of tensors listed in descending offset order, none overlapping: %v", err)
+		}
+		for i, name := range []string{"a", "b", "c"} {
+			if _, view, err := f.Tensor(name); err != nil || !bytes.Equal(view, data[32*i:32*(i+1)]) {
+				t.Errorf("Tensor(%s) = %v, %v; want bytes %d to %d of the data", name, view, err, 32*i, 32*(i+1))
+			}
+		}
+	})
 	t.Run("no tensors and no padding", func(t *testing.T) {
 		data := newGGUF(0, 1).str("general.name").u32(8).str("x").bytes() // 57 bytes: not a multiple of 32
 		f, err := Parse(data, "meta.gguf")
@@ -341,8 +360,13 @@ func TestC10_1_Malformed(t *testing.T) {
 			t.Errorf("Parse of a file with version %#08x: error %q; want one that says %q%s", c.version, msg, c.says, map[bool]string{true: " and not " + strconv.Quote(c.not)}[c.not != ""])
 		}
 	}
+	// An element count that overflows names the dims that made it.
+	_, err := Parse(newGGUF(1, 0).info("t", unit01.F32, 0, 1<<32, 1<<32).pad(32).bytes(), "big.gguf")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, "[4294967296 4294967296]") {
+		t.Errorf("Parse of a tensor of 2^32 × 2^32: error %q; want one that shows the dims, [4294967296 4294967296]", msg)
+	}
 	// A wrong magic is quoted as it is: its four bytes, no more, no less.
-	_, err := Parse(append([]byte("GGML"), goodFile().data[4:]...), "ggml.bin")
+	_, err = Parse(append([]byte("GGML"), goodFile().data[4:]...), "ggml.bin")
 	if msg := fmt.Sprint(err); !strings.Contains(msg, `"GGML"`) {
 		t.Errorf("Parse of a file that starts with GGML: error %q; want one that quotes its first four bytes, \"GGML\"", msg)
 	}
