@@ -241,6 +241,7 @@ type malformed struct {
 // key of an entry, a string value (the key), an element of an array of
 // strings (key[i]).
 var malformedFields = map[string]string{
+	"array cut inside its element type":             "k: element type",
 	"Q4_0 with ne[0] = 48 (not a multiple of 32)":   "tensor 0 (t): ne[0]",
 	"Q6_K with ne[0] = 128 (not a multiple of 256)": "tensor 0 (t): ne[0]",
 	"dims 2^62 of F32 (byte size overflows)":        "tensor 0 (t): dims",
@@ -328,6 +329,9 @@ func malformedFiles() []malformed {
 	// 21 bytes hold two string lengths, not three: refused at the count,
 	// before any string is read (each string takes at least its 8-byte
 	// length).
+	add("array cut inside its element type", trunc, func() ([]byte, int64) {
+		return newGGUF(0, 1).str("k").u32(9).raw([]byte{8, 0}).bytes(), 37
+	})
 	add("array of 3 strings in 21 bytes", inv, func() ([]byte, int64) {
 		return newGGUF(0, 1).str("k").u32(9).u32(8).u64(3).u64(0).u64(0).raw(make([]byte, 5)).bytes(), 41
 	})
