@@ -360,8 +360,13 @@ func TestC10_1_Malformed(t *testing.T) {
 			t.Errorf("Parse of a file with version %#08x: error %q; want one that says %q%s", c.version, msg, c.says, map[bool]string{true: " and not " + strconv.Quote(c.not)}[c.not != ""])
 		}
 	}
+	// An overlap names both byte ranges: b's [32, 64) inside a's [0, 64).
+	_, err := Parse(newGGUF(2, 0).info("a", unit01.F32, 0, 16).info("b", unit01.F32, 32, 8).pad(32).raw(make([]byte, 64)).bytes(), "overlap.gguf")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, "[32, 64)") || !strings.Contains(msg, "[0, 64)") {
+		t.Errorf("Parse of tensor b at [32, 64) inside a at [0, 64): error %q; want one that gives both ranges", msg)
+	}
 	// An element count that overflows names the dims that made it.
-	_, err := Parse(newGGUF(1, 0).info("t", unit01.F32, 0, 1<<32, 1<<32).pad(32).bytes(), "big.gguf")
+	_, err = Parse(newGGUF(1, 0).info("t", unit01.F32, 0, 1<<32, 1<<32).pad(32).bytes(), "big.gguf")
 	if msg := fmt.Sprint(err); !strings.Contains(msg, "[4294967296 4294967296]") {
 		t.Errorf("Parse of a tensor of 2^32 × 2^32: error %q; want one that shows the dims, [4294967296 4294967296]", msg)
 	}
