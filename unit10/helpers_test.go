@@ -241,13 +241,17 @@ type malformed struct {
 // key of an entry, a string value (the key), an element of an array of
 // strings (key[i]).
 var malformedFields = map[string]string{
-	"key length 2^64-1":                         "metadata entry 0: key",
-	"string length 2^40":                        "k",
-	"string array element longer than the file": "k[1]",
-	"bool array element 255":                    "k[2]",
-	"bool array element 0 is 2":                 "k[0]",
-	"a value type cut short":                    "kkkkkkkkk: type",
-	"the second key's length cut short":         "metadata entry 1: key",
+	"array cut inside its element type":             "k: element type",
+	"Q4_0 with ne[0] = 48 (not a multiple of 32)":   "tensor 0 (t): ne[0]",
+	"Q6_K with ne[0] = 128 (not a multiple of 256)": "tensor 0 (t): ne[0]",
+	"dims 2^62 of F32 (byte size overflows)":        "tensor 0 (t): dims",
+	"key length 2^64-1":                             "metadata entry 0: key",
+	"string length 2^40":                            "k",
+	"string array element longer than the file":     "k[1]",
+	"bool array element 255":                        "k[2]",
+	"bool array element 0 is 2":                     "k[0]",
+	"a value type cut short":                        "kkkkkkkkk: type",
+	"the second key's length cut short":             "metadata entry 1: key",
 }
 
 // patch returns a copy of b with x written at off (uint32 or uint64).
@@ -321,6 +325,15 @@ func malformedFiles() []malformed {
 	})
 	add("array of 3 u32 in 8 bytes", inv, func() ([]byte, int64) {
 		return newGGUF(0, 1).str("k").u32(9).u32(4).u64(3).u32(1).u32(2).bytes(), 41
+	})
+	// 21 bytes hold two string lengths, not three: refused at the count,
+	// before any string is read (each string takes at least its 8-byte
+	// length).
+	add("array cut inside its element type", trunc, func() ([]byte, int64) {
+		return newGGUF(0, 1).str("k").u32(9).raw([]byte{8, 0}).bytes(), 37
+	})
+	add("array of 3 strings in 21 bytes", inv, func() ([]byte, int64) {
+		return newGGUF(0, 1).str("k").u32(9).u32(8).u64(3).u64(0).u64(0).raw(make([]byte, 5)).bytes(), 41
 	})
 	add("array of 2^60 strings", inv, func() ([]byte, int64) { return newGGUF(0, 1).str("k").u32(9).u32(8).u64(1 << 60).bytes(), 41 })
 	add("string array element longer than the file", inv, func() ([]byte, int64) {

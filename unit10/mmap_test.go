@@ -189,6 +189,9 @@ func TestC10_2_OpenErrors(t *testing.T) {
 			case !errors.As(err, &ie) || ie.Source != path:
 				t.Fatalf("Open(%s): error %q is not the *unit00.InputError of Parse with the path as its source", c.name, err)
 			}
+			if _, perr := Parse(c.data, path); err.Error() != perr.Error() {
+				t.Fatalf("Open(%s): error %q; want Parse's own, %q (the unmapping succeeded: nothing to add)", c.name, err, perr)
+			}
 		}
 		if ranges, ok := mappingsOf(t, path); ok && len(ranges) > 0 {
 			t.Errorf("after failed Opens, %s is still mapped %d times: unmap before returning a parse error", c.name, len(ranges))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -374,6 +375,42 @@ func TestC10_4_LoadVocabMistyped(t *testing.T) {
 		}
 		if _, err := LoadVocab(f); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(err.Error(), bad.Key) {
 			t.Errorf("LoadVocab with %s stored as %v: %v; want an error wrapping unit00.ErrInvalid that names the key", bad.Key, bad.Value, err)
+		}
+	}
+}
+
+// TestC10_4_VocabLengthsOneSided: in a vocabulary-only file (no
+// token_embd), the scores and token types set the length only when both
+// are present and equal; otherwise the token list sets it, and the array
+// that differs from it is the one named.
+func TestC10_4_VocabLengthsOneSided(t *testing.T) {
+	tokens := KV{Key: "tokenizer.ggml.tokens", Type: TypeArray, Elem: TypeString, Value: []string{"a", "b", "ab"}}
+	scores := func(n int) KV {
+		return KV{Key: "tokenizer.ggml.scores", Type: TypeArray, Elem: TypeFloat32, Value: make([]float32, n)}
+	}
+	types := func(n int) KV {
+		return KV{Key: "tokenizer.ggml.token_type", Type: TypeArray, Elem: TypeInt32, Value: slices.Repeat([]int32{1}, n)}
+	}
+	for _, c := range []struct {
+		what  string
+		kvs   []KV
+		names string // the array the error names, with its length
+	}{
+		{"3 tokens, 4 scores, no token types", []KV{tokens, scores(4)}, "tokenizer.ggml.scores has 4"},
+		{"3 tokens, 4 scores, 5 token types", []KV{tokens, scores(4), types(5)}, "tokenizer.ggml.scores has 4"},
+		{"3 tokens, no scores, 4 token types", []KV{tokens, types(4)}, "tokenizer.ggml.token_type has 4"},
+		{"3 tokens, 4 scores, 4 token types", []KV{tokens, scores(4), types(4)}, "tokenizer.ggml.tokens has 3"},
+	} {
+		var buf bytes.Buffer
+		if err := Write(&buf, append([]KV{{Key: "tokenizer.ggml.model", Type: TypeString, Value: "llama"}}, c.kvs...), nil); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(buf.Bytes(), "lengths.gguf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadVocab(f); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), c.names) {
+			t.Errorf("LoadVocab with %s: %v; want an error wrapping unit00.ErrInvalid that says %q", c.what, err, c.names)
 		}
 	}
 }

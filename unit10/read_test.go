@@ -136,6 +136,25 @@ func TestC10_1_ParseGood(t *testing.T) {
 			t.Fatalf("Parse of a tensor named with 63 bytes: %v; names of 1 to 63 bytes are allowed", err)
 		}
 	})
+	t.Run("tensor infos in descending offset order", func(t *testing.T) {
+		// The infos need not follow the data's order: the overlap check
+		// sorts them by offset (three F32 tensors of 32 bytes, listed
+		// backwards).
+		g := newGGUF(3, 0).info("c", unit01.F32, 64, 8).info("b", unit01.F32, 32, 8).info("a", unit01.F32, 0, 8).pad(32)
+		data := make([]byte, 96)
+		for i := range data {
+			data[i] = byte(i)
+		}
+		f, err := Parse(g.raw(data).bytes(), "backwards.gguf")
+		if err != nil {
+			t.Fatalf("Parse of tensors listed in descending offset order, none overlapping: %v", err)
+		}
+		for i, name := range []string{"a", "b", "c"} {
+			if _, view, err := f.Tensor(name); err != nil || !bytes.Equal(view, data[32*i:32*(i+1)]) {
+				t.Errorf("Tensor(%s) = %v, %v; want bytes %d to %d of the data", name, view, err, 32*i, 32*(i+1))
+			}
+		}
+	})
 	t.Run("no tensors and no padding", func(t *testing.T) {
 		data := newGGUF(0, 1).str("general.name").u32(8).str("x").bytes() // 57 bytes: not a multiple of 32
 		f, err := Parse(data, "meta.gguf")
@@ -334,20 +353,89 @@ func TestC10_1_Malformed(t *testing.T) {
 	for _, c := range []struct {
 		version   uint32
 		says, not string
-	}{{4, "version 4", "big-endian"}, {0x01000000, "version 16777216", "big-endian"}, {0x03000000, "big-endian", ""}, {0x02000000, "big-endian", ""}} {
+	}{{4, "version 4", "big-endian"}, {0x01000000, "version 16777216", "big-endian"}, {0x03000000, "big-endian", ""}, {0x02000000, "big-endian", ""},
+		{1, "32-bit", "big-endian"}, {0, "version 0", "32-bit"}} {
 		_, err := Parse(patch(goodFile().data, 4, c.version), "bad.gguf")
 		if msg := fmt.Sprint(err); !strings.Contains(msg, c.says) || c.not != "" && strings.Contains(msg, c.not) {
 			t.Errorf("Parse of a file with version %#08x: error %q; want one that says %q%s", c.version, msg, c.says, map[bool]string{true: " and not " + strconv.Quote(c.not)}[c.not != ""])
 		}
 	}
+	// An overlap names both byte ranges: b's [32, 64) inside a's [0, 64).
+	_, err := Parse(newGGUF(2, 0).info("a", unit01.F32, 0, 16).info("b", unit01.F32, 32, 8).pad(32).raw(make([]byte, 64)).bytes(), "overlap.gguf")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, "[32, 64)") || !strings.Contains(msg, "[0, 64)") {
+		t.Errorf("Parse of tensor b at [32, 64) inside a at [0, 64): error %q; want one that gives both ranges", msg)
+	}
+	// An element count that overflows names the dims that made it.
+	_, err = Parse(newGGUF(1, 0).info("t", unit01.F32, 0, 1<<32, 1<<32).pad(32).bytes(), "big.gguf")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, "[4294967296 4294967296]") {
+		t.Errorf("Parse of a tensor of 2^32 × 2^32: error %q; want one that shows the dims, [4294967296 4294967296]", msg)
+	}
+	// A wrong magic is quoted as it is: its four bytes, no more, no less.
+	_, err = Parse(append([]byte("GGML"), goodFile().data[4:]...), "ggml.bin")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, `"GGML"`) {
+		t.Errorf("Parse of a file that starts with GGML: error %q; want one that quotes its first four bytes, \"GGML\"", msg)
+	}
 	// Truncation at every byte of the good file: the bytes run out
 	// (ErrTruncated) or a count, length or tensor no longer fits (ErrInvalid
 	// or ErrTruncated). The file ends with its last tensor, so no prefix is
 	// a well-formed file.
+	// Inside the tensor infos the counts of the header still fit and every
+	// field has a fixed width (a name's bytes, its length read): the bytes
+	// run out, ErrTruncated, at the start of the field that is cut.
 	gf := goodFile()
+	infoFields := tensorInfoFields(t, gf)
 	for n := range len(gf.data) {
-		check(t, fmt.Sprintf("the good file cut to %d bytes (in %s)", n, gf.sectionOf(int64(n))), gf.data[:n], nil, -1, "")
+		sec := gf.sectionOf(int64(n))
+		name := fmt.Sprintf("the good file cut to %d bytes (in %s)", n, sec)
+		if f, ok := infoFields[int64(n)]; ok {
+			check(t, name, gf.data[:n], unit00.ErrTruncated, f.off, f.field)
+			continue
+		}
+		check(t, name, gf.data[:n], nil, -1, "")
 	}
+}
+
+// cutField is the field a cut falls in and where that field starts.
+type cutField struct {
+	off   int64
+	field string
+}
+
+// tensorInfoFields maps every byte offset inside the good file's tensor
+// infos to the field that starts at or before it: a file cut there ends
+// inside (or right at the start of) that field.
+func tensorInfoFields(t *testing.T, gf goodGGUF) map[int64]cutField {
+	t.Helper()
+	out := map[int64]cutField{}
+	var start int64
+	for _, s := range gf.sections {
+		if s.name == "tensor info "+gf.infos[0].Name {
+			break
+		}
+		start = s.end
+	}
+	at := start
+	add := func(width int64, field string) {
+		for b := at; b < at+width; b++ {
+			out[b] = cutField{at, field}
+		}
+		at += width
+	}
+	for i, info := range gf.infos {
+		add(8, fmt.Sprintf("tensor %d: name", i))
+		add(int64(len(info.Name)), fmt.Sprintf("tensor %d: name", i))
+		prefix := fmt.Sprintf("tensor %d (%s)", i, info.Name)
+		add(4, prefix+": n_dims")
+		for j := range info.Dims {
+			add(8, fmt.Sprintf("%s: ne[%d]", prefix, j))
+		}
+		add(4, prefix+": type")
+		add(8, prefix+": offset")
+		if end := gf.sections[slices.IndexFunc(gf.sections, func(s section) bool { return s.name == "tensor info "+info.Name })].end; at != end {
+			t.Fatalf("the test's layout of tensor info %d ends at byte %d, the good file's at %d", i, at, end)
+		}
+	}
+	return out
 }
 
 func TestC10_1_VocabFiles(t *testing.T) {
@@ -467,25 +555,34 @@ func TestC10_1_TensorViews(t *testing.T) {
 		file       File
 		want       string // "": an error
 		whyNoError string
+		offset     uint64 // the tensor's Offset, if not 8
+		says       string // what the error must say, if anything
 	}{
-		{"a data section at byte 0", File{Data: data, DataOffset: 0}, "89abcdef", ""},
-		{"a data section at byte 4", File{Data: data, DataOffset: 4}, "", "bytes [12, 20) of a 16-byte file"},
-		{"a negative DataOffset", File{Data: data, DataOffset: -8}, "", "a data section before the file's first byte"},
-		{"a DataOffset past the end", File{Data: data, DataOffset: 17}, "", "a data section after the file's last byte"},
-		{"a closed file", File{Data: nil, DataOffset: 0}, "", "no data: the file is closed"},
+		{"a data section at byte 0", File{Data: data, DataOffset: 0}, "89abcdef", "", 0, ""},
+		{"a data section at byte 4", File{Data: data, DataOffset: 4}, "", "bytes [12, 20) of a 16-byte file", 0, ""},
+		{"a negative DataOffset", File{Data: data, DataOffset: -8}, "", "a data section before the file's first byte", 0, ""},
+		{"a DataOffset past the end", File{Data: data, DataOffset: 17}, "", "a data section after the file's last byte", 0, ""},
+		{"a closed file", File{Data: nil, DataOffset: 0}, "", "no data: the file is closed", 0, "closed"},
+		{"a tensor that starts past the end", File{Data: data, DataOffset: 4}, "", "bytes [18, 26) of a 16-byte file", 14, ""},
 	} {
 		f := c.file
-		f.Tensors = []TensorInfo{info}
+		ti := info
+		if c.offset != 0 {
+			ti.Offset = c.offset
+		}
+		f.Tensors = []TensorInfo{ti}
 		got, view, err := f.Tensor("t")
 		switch {
 		case c.want != "" && err != nil:
 			t.Errorf("%s: Tensor(t) at Offset 8: %v; want the view %q", c.name, err, c.want)
 		case c.want != "" && string(view) != c.want:
 			t.Errorf("%s: Tensor(t) at Offset 8 = %q, want %q (data[DataOffset+Offset:][:8])", c.name, view, c.want)
-		case c.want != "" && !reflect.DeepEqual(got, info):
-			t.Errorf("%s: Tensor(t) info = %+v, want %+v", c.name, got, info)
+		case c.want != "" && !reflect.DeepEqual(got, ti):
+			t.Errorf("%s: Tensor(t) info = %+v, want %+v", c.name, got, ti)
 		case c.want == "" && (!errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), `"t"`)):
 			t.Errorf("%s: Tensor(t) = %q, %v; want an error wrapping unit00.ErrInvalid that names the tensor (%s)", c.name, view, err, c.whyNoError)
+		case c.says != "" && !strings.Contains(fmt.Sprint(err), c.says):
+			t.Errorf("%s: Tensor(t): %v; want an error that says %q", c.name, err, c.says)
 		}
 	}
 	// A File is a struct with exported fields: a tensor info edited after

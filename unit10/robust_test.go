@@ -186,6 +186,8 @@ func craftedModels() []crafted {
 		{name: "tokens and token types cut to 280", kvs: both(cutArray("tokenizer.ggml.tokens", 280), cutArray("tokenizer.ggml.token_type", 280)), kind: inv, says: []string{"tokenizer.ggml.tokens has 280", "300"}},
 		{name: "token types cut to 100", kvs: cutArray("tokenizer.ggml.token_type", 100), kind: inv, says: []string{"tokenizer.ggml.token_type has 100", "300"}},
 		{name: "no tokens", kvs: cutArray("tokenizer.ggml.tokens", 0), kind: inv, says: []string{"tokenizer.ggml.tokens"}},
+		{name: "no tokenizer.ggml.tokens key", kvs: dropKey("tokenizer.ggml.tokens"), kind: inv, says: []string{"no metadata key", "tokenizer.ggml.tokens"}},
+		{name: "no tokenizer.ggml.model key", kvs: dropKey("tokenizer.ggml.model"), kind: inv, says: []string{"no metadata key", "tokenizer.ggml.model"}},
 		// Tensors whose names only look like blocks do not count as one;
 		// two missing tensors: the first LoadWeights asks for is named.
 		{name: "blk.0.attn_q.weight missing, and stray tensors blk.7, 9.weight and blk.x.weight", tensors: both2(addTensors("blk.7", "9.weight", "blk.x.weight"), dropTensors("blk.0.attn_q.weight")), kind: inv, says: []string{"blk.0.attn_q.weight"}},
