@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/llmforge/forge/unit00"
@@ -57,6 +58,7 @@ func newMetrics(s *Server) *metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
+	m.reg.MustRegister(collectors.NewGoCollector()) // go_goroutines and the heap: a leak shows
 	m.reg.MustRegister(m.requests, m.finished, m.promptTokens, m.genToken, m.steps, m.ttft, m.tpot,
 		gauge("forge_requests_running", "Requests admitted, holding KV blocks.", func() float64 { return float64(s.gauges().running) }),
 		gauge("forge_requests_waiting", "Requests queued.", func() float64 { return float64(s.gauges().waiting) }),
