@@ -61,13 +61,13 @@ func TestRun(t *testing.T) {
 		{args: []string{"help", "run"}, status: 0, stdout: "usage: llm run -m MODEL.gguf -p PROMPT"},
 		{args: []string{"help", "run"}, status: 0, stdout: "--top-p P"},
 		{args: []string{"help", "gen"}, status: 0, stdout: "Q4_K → Q5_0"},
-		{args: []string{"help", "serve"}, status: 0, stdout: "unit13"},
+		{args: []string{"help", "serve"}, status: 0, stdout: "--chat-template NAME"},
 		{args: []string{"run", "--help"}, status: 0, stdout: "--reverse-prompt"},
 		{args: []string{"bench", "-h"}, status: 0, stdout: "tps_stddev"},
 		{args: []string{"help", "nope"}, status: 2, stderr: `unknown command "nope"`, noStdout: true},
 		{args: []string{"help", "run", "gen"}, status: 2, stderr: "takes one command", noStdout: true},
 		{args: []string{"version", "x"}, status: 2, stderr: "takes no arguments", noStdout: true},
-		{args: []string{"serve"}, status: 2, stderr: "not built yet", noStdout: true},
+		{args: []string{"serve"}, status: 2, stderr: "no model: give -m MODEL.gguf", noStdout: true},
 		{args: []string{"frobnicate"}, status: 2, stderr: `unknown command "frobnicate"`, noStdout: true},
 	}
 	for _, tc := range tests {
