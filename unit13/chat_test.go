@@ -32,13 +32,6 @@ type chatCase struct {
 	Error               string    `json:"error"`
 }
 
-func (m *Message) UnmarshalJSON(b []byte) error {
-	var v struct{ Role, Content string }
-	err := json.Unmarshal(b, &v)
-	m.Role, m.Content = v.Role, v.Content
-	return err
-}
-
 func chatCases(t *testing.T) []chatCase {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "chat", "cases.json"))
