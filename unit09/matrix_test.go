@@ -530,3 +530,47 @@ func TestC9_4_Empty(t *testing.T) {
 		}
 	}
 }
+
+// TestC9_4_BatchInvariant: each row of MulT's result depends on its own
+// row of activations only, bit for bit, whatever rows share the batch. A
+// server decodes many sequences in one MulT and must give each the tokens
+// it would get alone (unit13), and a prompt's logits must not change with
+// the size of the chunk it was computed in. A kernel that multiplies
+// several activation rows at once (a tile) has to sum each product in the
+// order the one-row path does. The shapes put rows of x in tiles and
+// after them (T up to 9), give rows of blocks that fill no group of four,
+// one group, and groups with a block left over, and weight rows left over
+// after groups of four.
+func TestC9_4_BatchInvariant(t *testing.T) {
+	g := oracle.NewRand(945)
+	p := unit03.NewPool(2)
+	defer p.Close()
+	for _, dt := range weightTypes {
+		for _, blocks := range []int{1, 4, 5, 12} {
+			cols := blocks * dt.BlockSize()
+			const rows, T = 11, 9
+			m, err := NewQMatrix(dt, rows, cols, randomBlocks(g, dt, rows*cols))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := unit03.Mat{Rows: T, Cols: cols, Stride: cols + 3, Data: g.Normal(T*(cols+3), 0, 1)}
+			alone := unit03.NewMat(T, rows)
+			for r := range T {
+				m.MulT(nil, alone.Block(r, r+1, 0, rows), x.Block(r, r+1, 0, cols))
+			}
+			for _, n := range []int{2, 4, 5, 8, 9} {
+				for _, pool := range []*unit03.Pool{nil, p} {
+					y := unit03.Mat{Rows: n, Cols: rows, Stride: rows + 1, Data: make([]float32, n*(rows+1))}
+					m.MulT(pool, y, x.Block(0, n, 0, cols))
+					for r := range n {
+						for j := range rows {
+							if got, want := y.At(r, j), alone.At(r, j); math.Float32bits(got) != math.Float32bits(want) {
+								t.Fatalf("%v %d×%d MulT of %d rows on %d threads: y[%d][%d] = %v, but %v when row %d is multiplied alone: a row's result must not depend on the rows beside it", dt, rows, cols, n, pool.Threads(), r, j, got, want, r)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -361,6 +361,149 @@ q4_0v4_loop:
 	RET
 
 // ---------------------------------------------------------------------
+// Q4_0 × Q8_0, a tile of four rows by four rows of activations.
+//
+// A batch of T activation rows meets each group of four weight rows T
+// times. dot4Q4_0VNNI would unpack the weights again each time and
+// prepare each group of activations again for every group of rows; here
+// the four activation rows come prepared once per MulT (prepareTile in
+// tile_amd64.go), in exactly the registers Q4_0VNNI4_ACTS would build, and
+// each weight row is unpacked once for all four. What is left per pair of
+// rows is the arithmetic itself: two VPDPBUSD, a conversion, a scale and
+// an FMA, the very instructions of Q4_0VNNI4_ROW in the same order, so
+// every product is bit for bit the one dot4Q4_0VNNI returns: a row's
+// result does not depend on which rows share its batch.
+//
+// The prepared activations, per group of four blocks, 1024 bytes: for
+// each of the four rows, 256 bytes holding what Q4_0VNNI4_ACTS leaves in
+// Z0 (elements 0–15 of each block), Z1 (elements 16–31), Z2 (−8·Σa, int32)
+// and Z3 (d_a, float32).
+//
+// Registers: R8–R11 the weight rows, BX the offset in them, SI the
+// prepared group, Z4–Z6 the unpacked weight row (as in Q4_0VNNI4_ROW),
+// Z7 and Z3 scratch, and the sixteen sums: Z8+4r+i for activation row r
+// and weight row i.
+
+// TILE_UNPACK unpacks the group of the weight row at w as Q4_0VNNI4_ROW
+// does: its quants into lo (elements 0–15 of each block) and hi (16–31),
+// its scales into dz (dy is dz's lower half).
+#define TILE_UNPACK(w, lo, hi, dy, dz) \
+	VMOVDQU64 (w)(BX*1), lo ; \
+	VPERMW    lo, Z28, dz ; \
+	VPERMT2W  8(w)(BX*1), Z29, lo ; \
+	VPSRLW    $4, lo, hi ; \
+	VPANDD    Z31, lo, lo ; \
+	VPANDD    Z31, hi, hi ; \
+	VCVTPH2PS dy, dz
+
+// TILE_ACTS loads the activation row prepared at off(SI) into Z24–Z27.
+#define TILE_ACTS(off) \
+	VMOVDQU64 off(SI), Z24 ; \
+	VMOVDQU64 off+64(SI), Z25 ; \
+	VMOVDQU64 off+128(SI), Z26 ; \
+	VMOVDQU64 off+192(SI), Z27
+
+// TILE_PAIR adds the products of an unpacked weight row (lo, hi, d) and
+// the loaded activation row to acc.
+#define TILE_PAIR(lo, hi, d, acc) \
+	VMOVDQA64   Z26, Z7 /* −8·Σa */ ; \
+	VPDPBUSD    Z24, lo, Z7 ; \
+	VPDPBUSD    Z25, hi, Z7 ; \
+	VCVTDQ2PS   Z7, Z7 ; \
+	VMULPS      Z27, d, Z3 /* d_w·d_a */ ; \
+	VFMADD231PS Z3, Z7, acc
+
+// TILE_HALF multiplies two unpacked weight rows by the four activation
+// rows: the sums of weight row i are accumulated in Z8+i, Z12+i, Z16+i,
+// Z20+i (passed as a0–a3 for the first row, b0–b3 for the second).
+#define TILE_HALF(a0, a1, a2, a3, b0, b1, b2, b3) \
+	TILE_ACTS(0) ; \
+	TILE_PAIR(Z0, Z1, Z2, a0) ; \
+	TILE_PAIR(Z4, Z5, Z6, b0) ; \
+	TILE_ACTS(256) ; \
+	TILE_PAIR(Z0, Z1, Z2, a1) ; \
+	TILE_PAIR(Z4, Z5, Z6, b1) ; \
+	TILE_ACTS(512) ; \
+	TILE_PAIR(Z0, Z1, Z2, a2) ; \
+	TILE_PAIR(Z4, Z5, Z6, b2) ; \
+	TILE_ACTS(768) ; \
+	TILE_PAIR(Z0, Z1, Z2, a3) ; \
+	TILE_PAIR(Z4, Z5, Z6, b3)
+
+// TILE_OUT adds up the four sums z0–z3 of one activation row, as HSUM4
+// does, and stores them at (DX).
+#define TILE_OUT(z0, z1, z2, z3) \
+	VMOVDQA64 z0, Z16 ; \
+	VMOVDQA64 z1, Z17 ; \
+	VMOVDQA64 z2, Z18 ; \
+	VMOVDQA64 z3, Z19 ; \
+	HSUM4
+
+// func tile4Q4_0VNNI(w0, w1, w2, w3, p *byte, quads int, y *float32, ystride int)
+// quads ≥ 1 groups of four Q4_0 blocks from each weight row, times as many
+// prepared groups of four activation rows at p; the sixteen dot products
+// go to y: those of activation row r at y + r·ystride bytes, four floats.
+TEXT ·tile4Q4_0VNNI(SB), NOSPLIT, $8-64
+	MOVQ         w0+0(FP), R8
+	MOVQ         w1+8(FP), R9
+	MOVQ         w2+16(FP), R10
+	MOVQ         w3+24(FP), R11
+	MOVQ         p+32(FP), SI
+	MOVQ         quads+40(FP), CX
+	MOVL         $0x0F, AX
+	VPBROADCASTB AX, Z31
+	VMOVDQU64    q4gather<>(SB), Z29
+	VMOVDQU64    q4scale4W<>(SB), Z28
+	PF_SETUP
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+	VPXORD       Z16, Z16, Z16
+	VPXORD       Z17, Z17, Z17
+	VPXORD       Z18, Z18, Z18
+	VPXORD       Z19, Z19, Z19
+	VPXORD       Z20, Z20, Z20
+	VPXORD       Z21, Z21, Z21
+	VPXORD       Z22, Z22, Z22
+	VPXORD       Z23, Z23, Z23
+	XORQ         BX, BX
+
+tile_loop:
+	TILE_UNPACK(R8, Z0, Z1, Y2, Z2)
+	TILE_UNPACK(R9, Z4, Z5, Y6, Z6)
+	TILE_HALF(Z8, Z12, Z16, Z20, Z9, Z13, Z17, Z21)
+	TILE_UNPACK(R10, Z0, Z1, Y2, Z2)
+	TILE_UNPACK(R11, Z4, Z5, Y6, Z6)
+	TILE_HALF(Z10, Z14, Z18, Z22, Z11, Z15, Z19, Z23)
+	PF_NEXT(PF5, tile_far, tile_pf)
+	ADDQ $288, DI
+	ADDQ $72, BX
+	ADDQ $1024, SI
+	DECQ CX
+	JNZ  tile_loop
+
+	// Row 2's sums are in Z16–Z19 already: store them first, then move
+	// the others there in turn.
+	MOVQ y+48(FP), R13
+	MOVQ ystride+56(FP), R12
+	LEAQ (R13)(R12*2), DX
+	HSUM4
+	MOVQ R13, DX
+	TILE_OUT(Z8, Z9, Z10, Z11)
+	LEAQ (R13)(R12*1), DX
+	TILE_OUT(Z12, Z13, Z14, Z15)
+	LEAQ (R13)(R12*2), DX
+	ADDQ R12, DX
+	TILE_OUT(Z20, Z21, Z22, Z23)
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------
 // Q8_0 × Q8_0: two blocks per step.
 //
 // Weights and activations share the layout, so a pair of blocks loads as

@@ -89,18 +89,25 @@ func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 	}
 	adt := VecDotType(m.Type)
 	ab, _ := adt.RowBytes(m.Cols)
+	tb := tileBytes(m.Type, m.Cols)
+	tiles := x.Rows / 4
 	buf := buffers.get()
 	defer buffers.put(buf)
-	if cap(buf.b) < x.Rows*ab {
-		buf.b = make([]byte, x.Rows*ab)
+	if cap(buf.b) < x.Rows*ab+tiles*tb {
+		buf.b = make([]byte, x.Rows*ab+tiles*tb)
 	}
 	acts := buf.b[:x.Rows*ab]
 	for t := range x.Rows {
 		quantizeActivations(adt, acts[t*ab:(t+1)*ab], x.Row(t))
 	}
+	prepared := buf.b[x.Rows*ab : x.Rows*ab+tiles*tb]
+	for t := range tiles * min(tb, 1) {
+		a := [4][]byte{acts[4*t*ab:], acts[(4*t+1)*ab:], acts[(4*t+2)*ab:], acts[(4*t+3)*ab:]}
+		prepareTile(prepared[t*tb:(t+1)*tb], &a)
+	}
 	parts := min(p.Threads(), (m.Rows+15)/16)
 	task := tasks.get()
-	*task = mulTask{m: m, y: y, acts: acts, actBytes: ab, parts: parts}
+	*task = mulTask{m: m, y: y, acts: acts, actBytes: ab, tiles: prepared, tileBytes: tb, parts: parts}
 	p.RunTask(parts, task)
 	*task = mulTask{}
 	tasks.put(task)
@@ -148,23 +155,30 @@ func activationsQ8_0(b []byte, x []float32) {
 // mulTask is one MulT shared out over a pool: part t computes a range of
 // weight rows, for every activation row.
 type mulTask struct {
-	m        *QMatrix
-	y        unit03.Mat
-	acts     []byte
-	actBytes int
-	parts    int
+	m         *QMatrix
+	y         unit03.Mat
+	acts      []byte
+	actBytes  int
+	tiles     []byte // the activations prepared four rows at a time (tile_amd64.go)
+	tileBytes int    // the size of one tile; 0 where there is no tile kernel
+	parts     int
 }
 
 // Do computes weight rows [lo, hi) of part t, four at a time where a
 // four-row kernel exists: each activation block, once loaded, serves four
-// weight rows.
+// weight rows; and where a tile kernel exists, each group of four weight
+// rows, once unpacked, serves four activation rows.
 func (k *mulTask) Do(t int) {
 	lo, hi := t*k.m.Rows/k.parts, (t+1)*k.m.Rows/k.parts
 	dt, y := k.m.Type, k.y
 	j := lo
 	for ; j+4 <= hi; j += 4 {
 		w0, w1, w2, w3 := k.m.row(j), k.m.row(j+1), k.m.row(j+2), k.m.row(j+3)
-		for r := range y.Rows {
+		r := 0
+		for ; r+4 <= y.Rows && k.tileBytes > 0; r += 4 {
+			k.tile(j, r, &[4][]byte{w0, w1, w2, w3})
+		}
+		for ; r < y.Rows; r++ {
 			a := k.acts[r*k.actBytes : (r+1)*k.actBytes]
 			out := (*[4]float32)(y.Data[r*y.Stride+j : r*y.Stride+j+4])
 			if !dot4(dt, w0, w1, w2, w3, a, out) {
