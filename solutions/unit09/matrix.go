@@ -22,6 +22,8 @@ type QMatrix struct {
 	Rows, Cols int
 	Data       []byte
 	rowBytes   int
+	pack       sync.Once
+	packed     []byte // the rows packed sixteen at a time, made at the first MulT (rows16_amd64.go)
 }
 
 // NewQMatrix wraps data as a rows×cols matrix of type dt. A type this
@@ -89,25 +91,29 @@ func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 	}
 	adt := VecDotType(m.Type)
 	ab, _ := adt.RowBytes(m.Cols)
-	tb := tileBytes(m.Type, m.Cols)
-	tiles := x.Rows / 4
+	packed := packs16(m.Type)
+	if packed {
+		m.pack.Do(func() { m.packed = pack16(m) })
+	}
+	sb := 0 // bytes of prepareSums per activation row, for packed weights
+	if packed {
+		sb = m.Cols / 32 * 8
+	}
 	buf := buffers.get()
 	defer buffers.put(buf)
-	if cap(buf.b) < x.Rows*ab+tiles*tb {
-		buf.b = make([]byte, x.Rows*ab+tiles*tb)
+	if cap(buf.b) < x.Rows*(ab+sb) {
+		buf.b = make([]byte, x.Rows*(ab+sb))
 	}
-	acts := buf.b[:x.Rows*ab]
+	acts, sums := buf.b[:x.Rows*ab], buf.b[x.Rows*ab:x.Rows*(ab+sb)]
 	for t := range x.Rows {
 		quantizeActivations(adt, acts[t*ab:(t+1)*ab], x.Row(t))
-	}
-	prepared := buf.b[x.Rows*ab : x.Rows*ab+tiles*tb]
-	for t := range tiles * min(tb, 1) {
-		a := [4][]byte{acts[4*t*ab:], acts[(4*t+1)*ab:], acts[(4*t+2)*ab:], acts[(4*t+3)*ab:]}
-		prepareTile(prepared[t*tb:(t+1)*tb], &a)
+		if packed {
+			prepareSums(sums[t*sb:(t+1)*sb], acts[t*ab:(t+1)*ab])
+		}
 	}
 	parts := min(p.Threads(), (m.Rows+15)/16)
 	task := tasks.get()
-	*task = mulTask{m: m, y: y, acts: acts, actBytes: ab, tiles: prepared, tileBytes: tb, parts: parts}
+	*task = mulTask{m: m, y: y, acts: acts, actBytes: ab, sums: sums, packed: packed, parts: parts}
 	p.RunTask(parts, task)
 	*task = mulTask{}
 	tasks.put(task)
@@ -155,29 +161,33 @@ func activationsQ8_0(b []byte, x []float32) {
 // mulTask is one MulT shared out over a pool: part t computes a range of
 // weight rows, for every activation row.
 type mulTask struct {
-	m         *QMatrix
-	y         unit03.Mat
-	acts      []byte
-	actBytes  int
-	tiles     []byte // the activations prepared four rows at a time (tile_amd64.go)
-	tileBytes int    // the size of one tile; 0 where there is no tile kernel
-	parts     int
+	m        *QMatrix
+	y        unit03.Mat
+	acts     []byte
+	actBytes int
+	sums     []byte // per activation block, −8·Σa and d_a, for packed weights
+	packed   bool   // the weights go through rows16 (rows16_amd64.go)
+	parts    int
 }
 
 // Do computes weight rows [lo, hi) of part t, four at a time where a
 // four-row kernel exists: each activation block, once loaded, serves four
-// weight rows; and where a tile kernel exists, each group of four weight
-// rows, once unpacked, serves four activation rows.
+// weight rows. Packed weights go sixteen rows at a time (rows16).
 func (k *mulTask) Do(t int) {
+	if k.packed {
+		groups := (k.m.Rows + 15) / 16
+		var out [4][16]float32
+		for g := t * groups / k.parts; g < (t+1)*groups/k.parts; g++ {
+			k.rows16(g, &out)
+		}
+		return
+	}
 	lo, hi := t*k.m.Rows/k.parts, (t+1)*k.m.Rows/k.parts
 	dt, y := k.m.Type, k.y
 	j := lo
 	for ; j+4 <= hi; j += 4 {
 		w0, w1, w2, w3 := k.m.row(j), k.m.row(j+1), k.m.row(j+2), k.m.row(j+3)
 		r := 0
-		for ; r+4 <= y.Rows && k.tileBytes > 0; r += 4 {
-			k.tile(j, r, &[4][]byte{w0, w1, w2, w3})
-		}
 		for ; r < y.Rows; r++ {
 			a := k.acts[r*k.actBytes : (r+1)*k.actBytes]
 			out := (*[4]float32)(y.Data[r*y.Stride+j : r*y.Stride+j+4])
