@@ -537,18 +537,18 @@ func TestC9_4_Empty(t *testing.T) {
 // it would get alone (unit13), and a prompt's logits must not change with
 // the size of the chunk it was computed in. A kernel that multiplies
 // several activation rows at once (a tile) has to sum each product in the
-// order the one-row path does. The shapes put rows of x in tiles and
-// after them (T up to 9), give rows of blocks that fill no group of four,
-// one group, and groups with a block left over, and weight rows left over
-// after groups of four.
+// order the one-row path does. The shapes put rows of x in tiles of four
+// and after them (T up to 9), give rows of blocks that fill no group of
+// four, one group, and groups with a block left over, and weight rows
+// left over after groups of four and of sixteen (37 = 2·16 + 5).
 func TestC9_4_BatchInvariant(t *testing.T) {
 	g := oracle.NewRand(945)
 	p := unit03.NewPool(2)
 	defer p.Close()
 	for _, dt := range weightTypes {
-		for _, blocks := range []int{1, 4, 5, 12} {
+		for _, shape := range [][2]int{{11, 1}, {11, 4}, {11, 5}, {37, 12}} {
+			rows, blocks, T := shape[0], shape[1], 9
 			cols := blocks * dt.BlockSize()
-			const rows, T = 11, 9
 			m, err := NewQMatrix(dt, rows, cols, randomBlocks(g, dt, rows*cols))
 			if err != nil {
 				t.Fatal(err)

@@ -182,7 +182,10 @@ func (k *mulTask) Do(t int) {
 		}
 		return
 	}
-	lo, hi := t*k.m.Rows/k.parts, (t+1)*k.m.Rows/k.parts
+	// Parts begin on multiples of four rows, so that a row goes through the
+	// same kernel (dot4, or dot for the last rows) whatever the thread count.
+	quads := (k.m.Rows + 3) / 4
+	lo, hi := t*quads/k.parts*4, min((t+1)*quads/k.parts*4, k.m.Rows)
 	dt, y := k.m.Type, k.y
 	j := lo
 	for ; j+4 <= hi; j += 4 {
