@@ -372,11 +372,18 @@ func TestC9_4_FirstMulT(t *testing.T) {
 		t.Skip("a child process per product is slow under the race detector, and the products' races are tested elsewhere")
 	}
 	if v := os.Getenv(firstMulTEnv); v != "" {
-		var dt, T int
-		if _, err := fmt.Sscanf(v, "%d,%d", &dt, &T); err != nil {
-			t.Fatalf("%s=%q: want a type and a row count", firstMulTEnv, v)
+		dt, T, before := 0, 0, -1
+		if _, err := fmt.Sscanf(v, "%d,%d,%d", &dt, &T, &before); err != nil {
+			t.Fatalf("%s=%q: want a type, a row count and the type of an earlier product (-1 for none)", firstMulTEnv, v)
 		}
 		const rows, cols = 37, 512
+		if before >= 0 {
+			m, err := NewQMatrix(unit01.DType(before), rows, cols, randomBlocks(oracle.NewRand(95), unit01.DType(before), rows*cols))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.MulT(nil, unit03.NewMat(T, rows), unit03.MatOf(T, cols, oracle.NewRand(94).Normal(T*cols, 0, 1)))
+		}
 		data := randomBlocks(oracle.NewRand(96), unit01.DType(dt), rows*cols)
 		m, err := NewQMatrix(unit01.DType(dt), rows, cols, data)
 		if err != nil {
@@ -391,10 +398,16 @@ func TestC9_4_FirstMulT(t *testing.T) {
 			counts = append(counts, 50)
 		}
 		for _, T := range counts {
-			if out, ok := oracle.RunChild(t, "TestC9_4_FirstMulT", fmt.Sprintf("%s=%d,%d", firstMulTEnv, int(dt), T)); !ok {
+			if out, ok := oracle.RunChild(t, "TestC9_4_FirstMulT", fmt.Sprintf("%s=%d,%d,-1", firstMulTEnv, int(dt), T)); !ok {
 				t.Errorf("%v: the first MulT of a fresh process (37×512 weights, %d activation rows, one thread) failed; the child's output:\n%s", dt, T, out)
 			}
 		}
+	}
+	// A buffer left by a product of another type: a Q8_0 product's
+	// activations are all a Q4_0 product needs where its weights are not
+	// packed, but fewer bytes than where they are (the per-block sums).
+	if out, ok := oracle.RunChild(t, "TestC9_4_FirstMulT", fmt.Sprintf("%s=%d,%d,%d", firstMulTEnv, int(unit01.Q4_0), 3, int(unit01.Q8_0))); !ok {
+		t.Errorf("Q4_0 after Q8_0: MulT in a fresh process (37×512 weights, 3 activation rows, one thread), after one Q8_0 product of the same shape, failed; the child's output:\n%s", out)
 	}
 }
 
@@ -546,7 +559,7 @@ func TestC9_4_BatchInvariant(t *testing.T) {
 	p := unit03.NewPool(2)
 	defer p.Close()
 	for _, dt := range weightTypes {
-		for _, shape := range [][2]int{{11, 1}, {11, 4}, {11, 5}, {37, 12}} {
+		for _, shape := range [][2]int{{11, 1}, {11, 4}, {11, 5}, {37, 12}, {20, 33}} {
 			rows, blocks, T := shape[0], shape[1], 9
 			cols := blocks * dt.BlockSize()
 			m, err := NewQMatrix(dt, rows, cols, randomBlocks(g, dt, rows*cols))

@@ -81,6 +81,13 @@ func run(c config, out io.Writer) error {
 		}
 		c.model = models.Data[0].ID
 	}
+	// One request first, not measured: a server's first request pays for
+	// what the first use of its weights costs (page faults on a mapped
+	// file, repacking), which belongs to no phase's throughput.
+	if warm, _ := phase(ctx, cli, c, 1, 1, 0); len(warm) == 1 && warm[0].err != nil {
+		return fmt.Errorf("the warm-up request: %w", warm[0].err)
+	}
+	hc.CloseIdleConnections()
 	before, err := scrape(ctx, c.url)
 	if err != nil {
 		return err

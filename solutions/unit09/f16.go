@@ -94,7 +94,8 @@ func (k *halfTask) Do(t int) {
 // activation row, four weight rows at a time: each activation vector,
 // once loaded, serves four rows.
 func (k *halfTask) dotRows(t int) {
-	lo, hi := t*k.m.Rows/k.parts, (t+1)*k.m.Rows/k.parts
+	quads := (k.m.Rows + 3) / 4 // parts begin on multiples of four rows, as in mulTask.Do
+	lo, hi := t*quads/k.parts*4, min((t+1)*quads/k.parts*4, k.m.Rows)
 	dt, x, y := k.m.Type, k.x, k.y
 	j := lo
 	for ; j+4 <= hi; j += 4 {

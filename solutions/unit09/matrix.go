@@ -128,9 +128,7 @@ func quantizeActivations(adt unit01.DType, dst []byte, x []float32) {
 			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(v))
 		}
 	case unit01.Q8_0:
-		for b := 0; b < len(x); b += 32 {
-			activationsQ8_0(dst[b/32*34:b/32*34+34], x[b:b+32])
-		}
+		activationsQ8_0Row(dst, x) // acts_amd64.go
 	default:
 		if err := QuantizeRow(adt, dst, x); err != nil {
 			panic(err) // the lengths were checked by MulT
@@ -146,6 +144,13 @@ func quantizeActivations(adt unit01.DType, dst []byte, x []float32) {
 // Q4_0 embedding row holds few distinct values), and each tie rounded the
 // other way moves a logit; following llama.cpp here keeps a model's
 // arithmetic identical to its.
+// activationsQ8_0Go quantizes a row of whole blocks with activationsQ8_0.
+func activationsQ8_0Go(dst []byte, x []float32) {
+	for b := 0; b < len(x); b += 32 {
+		activationsQ8_0(dst[b/32*34:b/32*34+34], x[b:b+32])
+	}
+}
+
 func activationsQ8_0(b []byte, x []float32) {
 	amax, _ := absMax(x)
 	putHalf(b, amax/127)
