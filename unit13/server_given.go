@@ -1,6 +1,10 @@
 package unit13
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // ServerOptions configure a Server.
 type ServerOptions struct {
@@ -14,7 +18,15 @@ type ServerOptions struct {
 	// Chat renders the messages of /v1/chat/completions into a prompt;
 	// nil: that route answers 400, the model has no chat template.
 	Chat *ChatTemplate
+	// WriteTimeout is the most one write of an answer may wait for the
+	// client to read: past it the client is cut off and its request
+	// canceled, so a stalled client holds no slot. 0: DefaultWriteTimeout;
+	// negative: no limit.
+	WriteTimeout time.Duration
 }
+
+// DefaultWriteTimeout is ServerOptions.WriteTimeout's default.
+const DefaultWriteTimeout = 30 * time.Second
 
 // LatencyBuckets are the upper bounds, in seconds, of the time-to-first-
 // token and time-per-output-token histograms of /metrics: 1 ms doubling

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ type completion struct {
 	sentHeader        bool
 	last              time.Time // the request's arrival, then its last token
 	all               strings.Builder
+	writeErr          error // the first failed write: the client is gone or stalled
 }
 
 // run reads st's events until it ends: the request's own end, a stop
@@ -53,6 +55,9 @@ func (c *completion) run(ctx context.Context, st *stream) {
 			case ev.Done:
 				c.emit(c.text.Flush())
 				finish = finishReason(ev.Stop)
+			case c.writeErr != nil: // a client that stopped reading: free its slot now
+				c.s.cancel(st.id)
+				return
 			}
 		}
 	}
@@ -120,8 +125,7 @@ func (c *completion) end(finish string) {
 	if c.usage {
 		c.chunk(nil, c.usageJSON())
 	}
-	fmt.Fprint(c.w, "data: [DONE]\n\n")
-	c.flush()
+	c.write("data: [DONE]\n\n")
 }
 
 func (c *completion) usageJSON() map[string]int {
@@ -186,16 +190,32 @@ func (c *completion) chunk(choice map[string]any, usage map[string]int) {
 	c.event(body)
 }
 
-// event writes v as one server-sent event and flushes it.
+// event writes v as one server-sent event.
 func (c *completion) event(v any) {
 	b, _ := json.Marshal(v)
-	fmt.Fprintf(c.w, "data: %s\n\n", b)
-	c.flush()
+	c.write(fmt.Sprintf("data: %s\n\n", b))
 }
 
-func (c *completion) flush() {
-	if f, ok := c.w.(http.Flusher); ok {
-		f.Flush()
+// write sends s to the client and flushes it, within the server's write
+// timeout: a client that reads nothing for that long is cut off, and
+// writeErr remembers why (nothing more is written after a failure).
+func (c *completion) write(s string) {
+	if c.writeErr != nil {
+		return
+	}
+	rc := http.NewResponseController(c.w)
+	if d := c.s.opt.WriteTimeout; d >= 0 {
+		if d == 0 {
+			d = DefaultWriteTimeout
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(d)) // a writer without deadlines just has none
+	}
+	if _, err := io.WriteString(c.w, s); err != nil {
+		c.writeErr = err
+		return
+	}
+	if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		c.writeErr = err
 	}
 }
 
