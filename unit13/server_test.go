@@ -423,11 +423,14 @@ func textPrompt(text string) openai.CompletionNewParamsPromptUnion {
 }
 
 func TestC13_4_StopAndSeed(t *testing.T) {
-	s := newServed(t, ServerOptions{})
+	// A context of 1,024: the request that meets its stop string may run
+	// to 1,000 tokens, far longer than a handler takes to cancel it, so
+	// that "canceled, not run on" below does not depend on timing.
+	s := newServedWith(t, ServerOptions{}, setup{maxSeq: 1024})
 	full := s.complete(openai.CompletionNewParams{Prompt: textPrompt("Hello there"), MaxTokens: openai.Int(10), Temperature: openai.Float(0)}).Choices[0].Text
 	require.Greater(t, len(full), 4, "a greedy text to cut")
 	cut := full[len(full)/2 : len(full)/2+2]
-	res := s.complete(openai.CompletionNewParams{Prompt: textPrompt("Hello there"), MaxTokens: openai.Int(10), Temperature: openai.Float(0),
+	res := s.complete(openai.CompletionNewParams{Prompt: textPrompt("Hello there"), MaxTokens: openai.Int(1000), Temperature: openai.Float(0),
 		Stop: openai.CompletionNewParamsStopUnion{OfString: openai.String(cut)}})
 	require.Equal(t, full[:strings.Index(full, cut)], res.Choices[0].Text, "the text before the stop string %q of %q", cut, full)
 	require.Equal(t, "stop", string(res.Choices[0].FinishReason))

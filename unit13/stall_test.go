@@ -114,4 +114,22 @@ func TestC13_4_StalledClient(t *testing.T) {
 			require.InDelta(t, float64(c.want), float64(d), float64(time.Second), "WriteTimeout %v: a deadline %v ahead, want %v", c.opt, d, c.want)
 		}
 	}
+
+	// A ResponseWriter with neither deadlines nor Flush (a wrapper that
+	// hides them): the answer is written whole all the same.
+	pw := &plainWriter{header: http.Header{}}
+	req := httptest.NewRequest("POST", "/v1/completions", strings.NewReader(`{"prompt": "a plain writer", "max_tokens": 3, "stream": true}`))
+	req.Header.Set("Content-Type", "application/json")
+	s.srv.Handler().ServeHTTP(pw, req)
+	require.True(t, strings.HasSuffix(pw.body.String(), "data: [DONE]\n\n"), "a stream into a writer that cannot flush or take deadlines was cut short:\n%s", pw.body.String())
 }
+
+// plainWriter is a ResponseWriter and nothing more.
+type plainWriter struct {
+	header http.Header
+	body   strings.Builder
+}
+
+func (w *plainWriter) Header() http.Header         { return w.header }
+func (w *plainWriter) WriteHeader(int)             {}
+func (w *plainWriter) Write(p []byte) (int, error) { return w.body.Write(p) }

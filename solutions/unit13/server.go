@@ -188,11 +188,11 @@ func (r *statusRecorder) WriteHeader(code int) {
 // deadline through the recorder.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// Flush lets a streamed answer through the recorder.
-func (r *statusRecorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+// FlushError lets a streamed answer through the recorder and reports why
+// it could not (a client gone, or stalled past its write deadline; or
+// http.ErrNotSupported from a writer that cannot flush).
+func (r *statusRecorder) FlushError() error {
+	return http.NewResponseController(r.ResponseWriter).Flush()
 }
 
 // auth checks the bearer token when the server has an API key, in
