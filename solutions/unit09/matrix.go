@@ -97,7 +97,8 @@ func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 	}
 	sb := 0 // bytes of prepareSums per activation row, for packed weights
 	if packed {
-		sb = m.Cols / 32 * 8
+		_, blockSums := packedBlock(m.Type)
+		sb = m.Cols / m.Type.BlockSize() * blockSums
 	}
 	buf := buffers.get()
 	defer buffers.put(buf)
@@ -108,7 +109,7 @@ func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 	for t := range x.Rows {
 		quantizeActivations(adt, acts[t*ab:(t+1)*ab], x.Row(t))
 		if packed {
-			prepareSums(sums[t*sb:(t+1)*sb], acts[t*ab:(t+1)*ab])
+			prepareSums(m.Type, sums[t*sb:(t+1)*sb], acts[t*ab:(t+1)*ab])
 		}
 	}
 	parts := min(p.Threads(), (m.Rows+15)/16)
@@ -170,7 +171,7 @@ type mulTask struct {
 	y        unit03.Mat
 	acts     []byte
 	actBytes int
-	sums     []byte // per activation block, −8·Σa and d_a, for packed weights
+	sums     []byte // per activation block, what packed kernels start from (prepareSums)
 	packed   bool   // the weights go through rows16 (rows16_amd64.go)
 	parts    int
 }
@@ -181,7 +182,7 @@ type mulTask struct {
 func (k *mulTask) Do(t int) {
 	if k.packed {
 		groups := (k.m.Rows + 15) / 16
-		var out [4][16]float32
+		var out [8][16]float32
 		for g := t * groups / k.parts; g < (t+1)*groups/k.parts; g++ {
 			k.rows16(g, &out)
 		}

@@ -9,18 +9,25 @@ import (
 	"github.com/llmforge/forge/unit01"
 )
 
-// Sixteen rows at a time: Q4_0 weights repacked for AVX-512 VNNI.
+// Sixteen rows at a time: Q4_0 and Q6_K weights repacked for AVX-512 VNNI.
 //
 // In the file's layout each row is a run of blocks, and a SIMD dot product
 // of one row spreads its sums over the lanes of a register, to be added
 // across lanes at the end, block scale by block scale. Repacked so that one
 // register holds four quants of each of sixteen rows (rows16_amd64.s),
 // every lane is one row's dot product from start to end: the activations'
-// four bytes are broadcast to all lanes, a block costs eight VPDPBUSD, one
-// conversion, one multiply and one FMA for sixteen rows, and nothing crosses
-// lanes. Both decode (one activation row, rows16x1) and batches (four
-// rows, rows16x4, each block unpacked once for the four) run through the
-// same per-lane arithmetic, so a row's result does not depend on its batch.
+// four bytes are broadcast to all lanes, a Q4_0 block costs eight VPDPBUSD,
+// one conversion, one multiply and one FMA for sixteen rows, and nothing
+// crosses lanes. Decode (one activation row, rows16x1) and batches (eight
+// or four rows, rows16x8 and rows16x4, each block unpacked once for all of
+// them) run through the same per-lane arithmetic, so a row's result does
+// not depend on its batch.
+//
+// The batch kernels prefetch the next group of rows into L2 (PREFETCHT1)
+// while they compute this one: a batch of decode steps then streams the
+// weights from memory as fast as one step does. Prefetched into L1
+// instead, the next group pushed out this group and the activations, and
+// four rows took half again as long as one.
 //
 // The packed copy is made at a matrix's first MulT, so loading a model
 // stays a mapping of its file, and costs as much memory as the weights
@@ -30,35 +37,112 @@ import (
 func rows16x4Q4_0(w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
 
 //go:noescape
+func rows16x8Q4_0(w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
 func rows16x1Q4_0(w *byte, blocks int, a *byte, s *byte, y *float32)
+
+//go:noescape
+func rows16x4Q6_K(w *byte, supers int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
+func rows16x1Q6_K(w *byte, supers int, a *byte, s *byte, y *float32)
 
 // packs16 reports whether MulT runs weights of type dt packed sixteen rows
 // at a time on this CPU.
-func packs16(dt unit01.DType) bool { return level == levelVNNI && dt == unit01.Q4_0 }
+func packs16(dt unit01.DType) bool {
+	return level == levelVNNI && (dt == unit01.Q4_0 || dt == unit01.Q6_K)
+}
 
-// pack16 returns m's rows packed sixteen at a time: for each group of
-// sixteen rows and each block, the rows' sixteen f16 scales, then chunk c
-// = 0…3 holding bytes 4c…4c+3 of each row's quants (row i at 4i). A last
-// group of fewer rows is padded with zero blocks.
+// packedBlock returns the bytes of one packed block (sixteen rows' blocks
+// of m's type) and of one block's prepared sums per activation row.
+func packedBlock(dt unit01.DType) (wb, sb int) {
+	if dt == unit01.Q6_K {
+		return 16 * 210, 64
+	}
+	return 16 * 18, 8
+}
+
+// pack16 returns m's rows packed sixteen at a time, one packed block per
+// group of sixteen rows and block column; a last group of fewer rows is
+// padded with zero blocks.
 func pack16(m *QMatrix) []byte {
-	nb := m.Cols / 32
-	out := make([]byte, (m.Rows+15)/16*nb*288)
+	nb := m.Cols / m.Type.BlockSize()
+	wb, _ := packedBlock(m.Type)
+	out := make([]byte, (m.Rows+15)/16*nb*wb)
 	for j := range m.Rows {
 		g, i, row := j/16, j%16, m.row(j)
 		for b := range nb {
-			src, dst := row[18*b:18*b+18], out[(g*nb+b)*288:(g*nb+b+1)*288]
-			copy(dst[2*i:2*i+2], src[:2])
-			for c := range 4 {
-				copy(dst[32+64*c+4*i:36+64*c+4*i], src[2+4*c:6+4*c])
+			dst := out[(g*nb+b)*wb : (g*nb+b+1)*wb]
+			if m.Type == unit01.Q6_K {
+				pack16Q6_K(dst, i, row[210*b:210*b+210])
+			} else {
+				pack16Q4_0(dst, i, row[18*b:18*b+18])
 			}
 		}
 	}
 	return out
 }
 
-// prepareSums writes, for each block of a row a of Q8_0 activations, the
-// kernels' −8·Σa (int32) and d_a (float32) into dst, 8 bytes per block.
-func prepareSums(dst, a []byte) {
+// pack16Q4_0 writes a Q4_0 block as row i of a packed block: the sixteen
+// rows' f16 scales, then chunk c = 0…3 holding bytes 4c…4c+3 of each row's
+// quants (row i at 4i).
+func pack16Q4_0(dst []byte, i int, src []byte) {
+	copy(dst[2*i:2*i+2], src[:2])
+	for c := range 4 {
+		copy(dst[32+64*c+4*i:36+64*c+4*i], src[2+4*c:6+4*c])
+	}
+}
+
+// pack16Q6_K writes a Q6_K super-block as row i of a packed block: the
+// sixteen rows' f16 scales d (32 bytes); the int8 scales, sub-block s of
+// every row together (16s+i); then per sub-block s three chunks of 64
+// bytes, row i at 4i, holding its sixteen 6-bit quants q[16s+k] so that
+// for t = 0…3
+//
+//	chunk 0, byte t: q[t]   low nibble, q[t+8]  high nibble
+//	chunk 1, byte t: q[t+4] low nibble, q[t+12] high nibble
+//	chunk 2, byte t: the top two bits of q[t], q[t+4], q[t+8], q[t+12]
+//
+// (bits 0–1, 2–3, 4–5, 6–7). Still six bits a weight: the same bytes as
+// the file, in the order the kernel takes them.
+func pack16Q6_K(dst []byte, i int, src []byte) {
+	copy(dst[2*i:2*i+2], src[208:210])
+	var q [256]byte
+	for n := range 2 { // ggml's order: see dotQ6_KGo
+		ql, qh := src[64*n:64*n+64], src[128+32*n:160+32*n]
+		for l := range 32 {
+			q[128*n+l] = ql[l]&0xF | (qh[l]&3)<<4
+			q[128*n+l+32] = ql[l+32]&0xF | (qh[l]>>2&3)<<4
+			q[128*n+l+64] = ql[l]>>4 | (qh[l]>>4&3)<<4
+			q[128*n+l+96] = ql[l+32]>>4 | (qh[l]>>6&3)<<4
+		}
+	}
+	for s := range 16 {
+		dst[32+16*s+i] = src[192+s]
+		sub, c := q[16*s:16*s+16], dst[288+192*s+4*i:]
+		for t := range 4 {
+			c[t] = sub[t]&0xF | sub[t+8]<<4
+			c[64+t] = sub[t+4]&0xF | sub[t+12]<<4
+			c[128+t] = sub[t]>>4 | sub[t+4]>>4<<2 | sub[t+8]>>4<<4 | sub[t+12]>>4<<6
+		}
+	}
+}
+
+// prepareSums writes what the kernels start each block's sum from, for a
+// row a of activations: per Q8_0 block (Q4_0 weights) −8·Σa (int32) and
+// d_a (float32), 8 bytes; per Q8_K super-block (Q6_K weights) −32·Σa of
+// each of its sixteen sub-blocks (int32), 64 bytes.
+func prepareSums(dt unit01.DType, dst, a []byte) {
+	if dt == unit01.Q6_K {
+		for b := range len(a) / 292 {
+			_, _, bsum := q8K(a[292*b:])
+			for s := range 16 {
+				binary.LittleEndian.PutUint32(dst[64*b+4*s:], uint32(int32(-32*bsum(s))))
+			}
+		}
+		return
+	}
 	for b := range len(a) / 34 {
 		blk := a[34*b : 34*b+34]
 		var s int32
@@ -71,34 +155,51 @@ func prepareSums(dst, a []byte) {
 }
 
 // rows16 computes weight rows 16g…16g+15 (those that exist) for every
-// activation row: four at a time, then one at a time. A last group of
-// fewer than sixteen rows goes through out and only its rows are copied.
-func (k *mulTask) rows16(g int, out *[4][16]float32) {
-	nb, y, ab := k.m.Cols/32, k.y, k.actBytes
-	sb := 8 * nb
-	w := k.m.packed[g*nb*288 : (g+1)*nb*288]
+// activation row: eight at a time (Q4_0), then four at a time, then one at
+// a time. A last group of fewer than sixteen rows goes through out and
+// only its rows are copied.
+func (k *mulTask) rows16(g int, out *[8][16]float32) {
+	dt, y, ab := k.m.Type, k.y, k.actBytes
+	nb := k.m.Cols / dt.BlockSize()
+	wb, sb := packedBlock(dt)
+	sb *= nb
+	w := k.m.packed[g*nb*wb : (g+1)*nb*wb]
 	n := min(16, k.m.Rows-16*g) // rows of the group that exist
-	t := 0
-	for ; t+4 <= y.Rows; t += 4 {
-		a, s := k.acts[t*ab:(t+4)*ab], k.sums[t*sb:(t+4)*sb]
+	for t := 0; t < y.Rows; {
+		rows := 1
+		switch {
+		case dt == unit01.Q4_0 && t+8 <= y.Rows:
+			rows = 8
+		case t+4 <= y.Rows:
+			rows = 4
+		}
+		a, s := k.acts[t*ab:(t+rows)*ab], k.sums[t*sb:(t+rows)*sb]
 		if n == 16 {
-			_ = y.Data[(t+3)*y.Stride+16*g+15]
-			rows16x4Q4_0(&w[0], nb, &a[0], ab, &s[0], sb, &y.Data[t*y.Stride+16*g], 4*y.Stride)
-			continue
+			_ = y.Data[(t+rows-1)*y.Stride+16*g+15]
+			rows16xN(dt, rows, &w[0], nb, &a[0], ab, &s[0], sb, &y.Data[t*y.Stride+16*g], 4*y.Stride)
+		} else {
+			rows16xN(dt, rows, &w[0], nb, &a[0], ab, &s[0], sb, &out[0][0], 64)
+			for r := range rows {
+				copy(y.Data[(t+r)*y.Stride+16*g:(t+r)*y.Stride+16*g+n], out[r][:n])
+			}
 		}
-		rows16x4Q4_0(&w[0], nb, &a[0], ab, &s[0], sb, &out[0][0], 64)
-		for r := range 4 {
-			copy(y.Data[(t+r)*y.Stride+16*g:(t+r)*y.Stride+16*g+n], out[r][:n])
-		}
+		t += rows
 	}
-	for ; t < y.Rows; t++ {
-		a, s := k.acts[t*ab:(t+1)*ab], k.sums[t*sb:(t+1)*sb]
-		if n == 16 {
-			_ = y.Data[t*y.Stride+16*g+15]
-			rows16x1Q4_0(&w[0], nb, &a[0], &s[0], &y.Data[t*y.Stride+16*g])
-			continue
-		}
-		rows16x1Q4_0(&w[0], nb, &a[0], &s[0], &out[0][0])
-		copy(y.Data[t*y.Stride+16*g:t*y.Stride+16*g+n], out[0][:n])
+}
+
+// rows16xN runs the kernel of type dt for rows (8, 4 or 1) activation
+// rows.
+func rows16xN(dt unit01.DType, rows int, w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int) {
+	switch {
+	case rows == 8:
+		rows16x8Q4_0(w, blocks, a, astride, s, sstride, y, ystride)
+	case rows == 4 && dt == unit01.Q6_K:
+		rows16x4Q6_K(w, blocks, a, astride, s, sstride, y, ystride)
+	case rows == 4:
+		rows16x4Q4_0(w, blocks, a, astride, s, sstride, y, ystride)
+	case dt == unit01.Q6_K:
+		rows16x1Q6_K(w, blocks, a, s, y)
+	default:
+		rows16x1Q4_0(w, blocks, a, s, y)
 	}
 }

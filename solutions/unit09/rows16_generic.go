@@ -11,8 +11,10 @@ func packs16(dt unit01.DType) bool { return false }
 
 func pack16(m *QMatrix) []byte { return nil }
 
-func prepareSums(dst, a []byte) {}
+func packedBlock(dt unit01.DType) (wb, sb int) { return 0, 0 }
 
-func (k *mulTask) rows16(g int, out *[4][16]float32) {
+func prepareSums(dt unit01.DType, dst, a []byte) {}
+
+func (k *mulTask) rows16(g int, out *[8][16]float32) {
 	panic("unit09: no 16-row kernel on this platform")
 }
