@@ -28,6 +28,15 @@ type Runner struct {
 	tokens    []int     // the step's tokens, entry after entry
 	keys      layerRows // one layer's keys of the entry being attended
 	values    layerRows // and its values
+	solo      []soloAttention
+	attend    attendTask
+}
+
+// soloAttention is one thread's attention for decode rows attended side by
+// side (attendTask): a Flash of one worker and the rows it reads.
+type soloAttention struct {
+	flash        *unit08.Flash
+	keys, values layerRows
 }
 
 // NewRunner returns a runner of m over the sequences of kv, for steps of
@@ -53,12 +62,20 @@ func NewRunner(m *unit05.Model, kv *Pool, maxTokens int) (*Runner, error) {
 	// feed-forward out, gate and up), nine allocations, each of which may
 	// start up to an alignment further on. The logits' rows come after
 	// the layers and take at most three of a row's widths.
+	solo := make([]soloAttention, m.Pool.Threads())
+	for i := range solo {
+		if solo[i].flash, err = unit08.New(c.Heads, c.KVHeads, c.HeadDim, 1); err != nil {
+			return nil, fmt.Errorf("unit13: NewRunner: %w", err)
+		}
+	}
 	perRow := 3*c.Dim + 2*c.QDim() + 2*c.KVDim() + 2*c.FFN
 	bytes := 4*maxTokens*perRow + 9*unit01.Alignment
 	return &Runner{
 		Model: m, KV: kv,
 		maxTokens: maxTokens,
 		flash:     f,
+		solo:      solo,
+		attend:    attendTask{rows: make([][2]int, 0, maxTokens)},
 		rope:      unit05.NewRope(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope),
 		arena:     unit01.NewArena(bytes),
 		tokens:    make([]int, 0, maxTokens),
@@ -167,21 +184,31 @@ func (r *Runner) layer(l int, x unit03.Mat, batch []Entry) {
 		addBias(v, w.Bv)
 	}
 	att := r.scratch(T, c.QDim())
+	r.attend = attendTask{r: r, batch: batch, layer: l, q: q, att: att, rows: r.attend.rows[:0]}
 	row := 0
-	for _, e := range batch {
+	for i, e := range batch {
 		pos0 := e.Seq.Len() - e.N
 		rows := func(m unit03.Mat) unit03.Mat { return m.Block(row, row+e.N, 0, m.Cols) }
 		qe, ke, ve := rows(q), rows(k), rows(v)
 		r.rope.RotateHeads(qe, pos0)
 		r.rope.RotateHeads(ke, pos0)
 		e.Seq.Put(l, pos0, ke, ve)
-		r.keys = layerRows{seq: e.Seq, data: r.KV.k, layer: l}
-		r.values = layerRows{seq: e.Seq, data: r.KV.v, layer: l}
-		r.flash.AttendRows(threads, rows(att), qe, &r.keys, &r.values, c.Heads, c.KVHeads, pos0)
+		if e.N == 1 && (threads.Threads() == 1 || e.Seq.Len() < 2*unit08.MinSplit) {
+			// Attention would run on one thread anyway (a part takes at
+			// least MinSplit keys): attendTask runs such rows side by
+			// side instead, one sequence per thread.
+			r.attend.rows = append(r.attend.rows, [2]int{i, row})
+		} else {
+			r.keys = layerRows{seq: e.Seq, data: r.KV.k, layer: l}
+			r.values = layerRows{seq: e.Seq, data: r.KV.v, layer: l}
+			r.flash.AttendRows(threads, rows(att), qe, &r.keys, &r.values, c.Heads, c.KVHeads, pos0)
+		}
 		row += e.N
 	}
-	r.keys, r.values = layerRows{}, layerRows{} // hold no sequence past the step
-	w.Wo.MulT(threads, n, att)                  // n is free again: the projection goes there
+	threads.RunTask(min(threads.Threads(), len(r.attend.rows)), &r.attend)
+	r.attend = attendTask{rows: r.attend.rows[:0]} // hold no sequence past the step
+	r.keys, r.values = layerRows{}, layerRows{}
+	w.Wo.MulT(threads, n, att) // n is free again: the projection goes there
 	addRows(x, n)
 
 	normRows(n, x, w.FFNNorm, c.RMSEps)
@@ -192,6 +219,31 @@ func (r *Runner) layer(l int, x unit03.Mat, batch []Entry) {
 		unit05.FeedForward(threads, out, n, w, r.scratch(T, c.FFN), r.scratch(T, c.FFN))
 	}
 	addRows(x, out)
+}
+
+// attendTask attends a layer's decode rows that each fit one thread: part
+// p takes rows p, p+parts, …, with the Flash and scratch of r.solo[p]. A
+// row's arithmetic is that of AttendRows on one thread, so its result is
+// the same wherever it runs.
+type attendTask struct {
+	r      *Runner
+	batch  []Entry
+	layer  int
+	q, att unit03.Mat
+	rows   [][2]int // entry, row of q
+}
+
+func (t *attendTask) Do(p int) {
+	c, solo := t.r.Model.Config, &t.r.solo[p]
+	parts := min(len(t.r.solo), len(t.rows))
+	for j := p; j < len(t.rows); j += parts {
+		e, row := t.batch[t.rows[j][0]], t.rows[j][1]
+		solo.keys = layerRows{seq: e.Seq, data: t.r.KV.k, layer: t.layer}
+		solo.values = layerRows{seq: e.Seq, data: t.r.KV.v, layer: t.layer}
+		out, q := t.att.Block(row, row+1, 0, t.att.Cols), t.q.Block(row, row+1, 0, t.q.Cols)
+		solo.flash.AttendRows(nil, out, q, &solo.keys, &solo.values, c.Heads, c.KVHeads, e.Seq.Len()-1)
+	}
+	solo.keys, solo.values = layerRows{}, layerRows{}
 }
 
 // scratch carves a rows×cols matrix from the arena.
