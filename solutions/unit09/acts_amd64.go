@@ -20,3 +20,6 @@ func activationsQ8_0Row(dst []byte, x []float32) {
 	_, _ = dst[n*34-1], x[n*32-1]
 	actsQ8_0AVX512(&dst[0], &x[0], n)
 }
+
+//go:noescape
+func sumsQ8_0AVX512(dst *byte, a *byte, blocks int)

@@ -58,3 +58,38 @@ acts_loop:
 	JNZ           acts_loop
 	VZEROUPPER
 	RET
+
+// func sumsQ8_0AVX512(dst *byte, a *byte, blocks int)
+// Writes, for each of blocks ≥ 1 Q8_0 blocks at a, the packed kernels'
+// start −8·Σq (int32) and d_a (float32) to dst, 8 bytes a block, as
+// prepareSums does (rows16_amd64.go). Σq of the 32 signed quants is
+// Σ(q XOR 0x80) − 32·128, and VPSADBW against zero adds unsigned bytes
+// eight at a time.
+TEXT ·sumsQ8_0AVX512(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         a+8(FP), SI
+	MOVQ         blocks+16(FP), CX
+	MOVL         $0x80808080, AX
+	VPBROADCASTD AX, Y15
+	VPXOR        Y14, Y14, Y14
+
+sums_loop:
+	VPXOR        2(SI), Y15, Y0
+	VPSADBW      Y14, Y0, Y0 /* four sums of eight */
+	VEXTRACTI128 $1, Y0, X1
+	VPADDQ       X1, X0, X0
+	VPSHUFD      $0x4E, X0, X1
+	VPADDQ       X1, X0, X0
+	VMOVD        X0, AX
+	SUBL         $4096, AX /* Σq */
+	IMULL        $-8, AX
+	MOVL         AX, (DI)
+	VPBROADCASTW (SI), X2
+	VCVTPH2PS    X2, X2
+	VMOVSS       X2, 4(DI)
+	ADDQ         $34, SI
+	ADDQ         $8, DI
+	DECQ         CX
+	JNZ          sums_loop
+	VZEROUPPER
+	RET

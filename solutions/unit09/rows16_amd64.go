@@ -4,7 +4,6 @@ package unit09
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/llmforge/forge/unit01"
 )
@@ -143,14 +142,12 @@ func prepareSums(dt unit01.DType, dst, a []byte) {
 		}
 		return
 	}
-	for b := range len(a) / 34 {
-		blk := a[34*b : 34*b+34]
-		var s int32
-		for _, q := range blk[2:] {
-			s += int32(int8(q))
-		}
-		binary.LittleEndian.PutUint32(dst[8*b:], uint32(-8*s))
-		binary.LittleEndian.PutUint32(dst[8*b+4:], math.Float32bits(half(blk)))
+	// In assembly (acts_amd64.s): run once per activation row on the
+	// calling goroutine before the pool starts, the Go loop over every
+	// quant was a serial share of each product in a batch.
+	if n := len(a) / 34; n > 0 {
+		_, _ = dst[8*n-1], a[34*n-1]
+		sumsQ8_0AVX512(&dst[0], &a[0], n)
 	}
 }
 
