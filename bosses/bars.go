@@ -254,7 +254,23 @@ var Table = []Boss{
 			{Metric: "decode-tok/s", Cmp: Info, How: "decode steps per second of that model"},
 		},
 	},
-}
+	{
+		Unit: 13, Name: "ServeTheCrowd", Title: "serve the crowd",
+		Gates: []Gate{GateRace},
+		Bars: []Bar{
+			{Metric: "clients-8-x-1", Cmp: AtLeast, Value: 3, Hardware: true, Needs: "avx512vnni", How: "a TinyLlama-shaped Q4_0 model (output Q6_K) served in-process as `llm serve -np 8 -c 512` serves it, on every core, through the OpenAI SDK on loopback: the generated tokens per second of 8 streaming clients at once (two requests each) against one client alone (two requests), each request a distinct 32-token prompt and max_tokens 64 at temperature 0, one after the other in a round (median of the rounds: 2, 1 with -short); a batch of decode steps must cost little more than one step, which on a CPU takes kernels that unpack each weight once for the whole batch (unit09's packed kernels, AVX-512 VNNI)"},
+			{Metric: "kv-waste-%", Cmp: AtMost, Value: 4, How: "while the 8 clients run, sampled every 7 ms from /metrics: KV blocks in use × 16 minus the positions the running requests hold (prompt plus tokens received, but the last), as a share of a contiguous cache's reservation of the full context per slot (8 × 512 positions, the pool's size); the worst round's mean; samples are skipped while a request waits for its first token"},
+			{Metric: "churn-lost", Cmp: AtMost, Value: 0, How: "200 streamed requests (60 with -short) of up to 32 tokens from 8 clients, 30% of them canceled after a random number of tokens: requests not canceled that failed or ended without a finish_reason"},
+			{Metric: "churn-blocks-leaked", Cmp: AtMost, Value: 0, How: "KV blocks still in use (/metrics) 10 s after the churn's last request, once no request runs or waits"},
+			{Metric: "churn-goroutines-leaked", Cmp: AtMost, Value: 0, How: "goroutines more than before the churn, 10 s after its last request, the clients' idle connections closed"},
+			{Metric: "1-client-tok/s", Cmp: Info, How: "generated tokens per second of the one client, the first round"},
+			{Metric: "8-clients-tok/s", Cmp: Info, How: "the same for the 8 clients together"},
+			{Metric: "ttft-p50-ms", Cmp: Info, How: "the 8 clients' time from a request to its first token, median (nearest rank), every round"},
+			{Metric: "ttft-p99-ms", Cmp: Info, How: "the same, 99th percentile"},
+			{Metric: "itl-p50-ms", Cmp: Info, How: "the 8 clients' time between two tokens of a request, median"},
+			{Metric: "itl-p99-ms", Cmp: Info, How: "the same, 99th percentile"},
+		},
+	}}
 
 // For returns the boss of a unit.
 func For(unit int) (Boss, bool) {

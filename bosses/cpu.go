@@ -7,7 +7,7 @@ import (
 )
 
 // Has reports whether this machine has the CPU feature a bar needs:
-// "avx2" (with FMA), "avx512f" or "" (always true). Unknown names are
+// "avx2" (with FMA), "avx512f", "avx512vnni" or "" (always true). Unknown names are
 // false, so a misspelt Needs shows up as a bar nobody can measure.
 func Has(feature string) bool {
 	switch feature {
@@ -17,6 +17,8 @@ func Has(feature string) bool {
 		return runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	case "avx512f":
 		return runtime.GOARCH == "amd64" && cpu.X86.HasAVX512F
+	case "avx512vnni":
+		return runtime.GOARCH == "amd64" && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI
 	}
 	return false
 }

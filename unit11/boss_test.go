@@ -2,19 +2,16 @@ package unit11
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"github.com/llmforge/forge/bosses"
 	"github.com/llmforge/forge/oracle"
-	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/testkit/testmodel"
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit05"
 	"github.com/llmforge/forge/unit07"
-	"github.com/llmforge/forge/unit09"
 )
 
 // The boss "exact and cheap": the samplers draw from exactly the
@@ -94,47 +91,12 @@ func TestBoss11_ExactAndCheap(t *testing.T) {
 
 func abs(x float64) float64 { return max(x, -x) }
 
-// randomQMatrix is a rows×cols matrix of random dt blocks with small
-// finite scales: a model's shape and bytes, not its values.
-func randomQMatrix(tb testing.TB, g *rand.Rand, dt unit01.DType, rows, cols int) unit05.Matrix {
-	rb, err := dt.RowBytes(cols)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	data := make([]byte, rows*rb)
-	for i := 0; i+8 <= len(data); i += 8 {
-		binary.LittleEndian.PutUint64(data[i:], g.Uint64())
-	}
-	at := map[unit01.DType]int{unit01.Q4_0: 0, unit01.Q6_K: 208}[dt] // the f16 scale d
-	for o := 0; o < len(data); o += dt.BlockBytes() {
-		binary.LittleEndian.PutUint16(data[o+at:], unit01.F32ToF16(float32(0.002+0.01*g.Float64())))
-	}
-	m, err := unit09.NewQMatrix(dt, rows, cols, data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
-}
-
 // tinyLlama is TinyLlama 1.1B's shape with random Q4_0 weights (output
 // Q6_K, as real Q4_0 files have it): 0.6 GB that a decode step streams.
 func tinyLlama(b *testing.B, p *unit03.Pool) *unit05.Model {
-	c := unit05.Config{Dim: 2048, Layers: 22, Heads: 32, KVHeads: 4, HeadDim: 64, FFN: 5632, Vocab: 32000, MaxSeq: 256,
-		RopeBase: 10000, RMSEps: 1e-5, Rope: unit05.RopeNorm}
-	g := rand.New(rand.NewPCG(11, 0))
-	ones := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = 1
-		}
-		return v
-	}
-	q := func(rows, cols int) unit05.Matrix { return randomQMatrix(b, g, unit01.Q4_0, rows, cols) }
-	w := &unit05.Weights{Embed: q(c.Vocab, c.Dim), OutNorm: ones(c.Dim), Output: randomQMatrix(b, g, unit01.Q6_K, c.Vocab, c.Dim)}
-	for range c.Layers {
-		w.Layers = append(w.Layers, unit05.Layer{AttnNorm: ones(c.Dim), FFNNorm: ones(c.Dim),
-			Wq: q(c.QDim(), c.Dim), Wk: q(c.KVDim(), c.Dim), Wv: q(c.KVDim(), c.Dim), Wo: q(c.Dim, c.QDim()),
-			Gate: q(c.FFN, c.Dim), Up: q(c.FFN, c.Dim), Down: q(c.Dim, c.FFN)})
+	c, w, err := testmodel.TinyLlama(256, 11)
+	if err != nil {
+		b.Fatal(err)
 	}
 	m, err := unit05.NewModel(c, w, p)
 	if err != nil {
