@@ -550,8 +550,9 @@ func TestC9_4_Empty(t *testing.T) {
 // it would get alone (unit13), and a prompt's logits must not change with
 // the size of the chunk it was computed in. A kernel that multiplies
 // several activation rows at once (a tile) has to sum each product in the
-// order the one-row path does. The shapes put rows of x in tiles of four
-// and after them (T up to 9), give rows of blocks that fill no group of
+// order the one-row path does. The shapes put rows of x in tiles of eight
+// and of four and after them (every T from 2 to 9: a kernel for eight
+// rows taken with seven would read a row that is not there), give rows of blocks that fill no group of
 // four, one group, and groups with a block left over, and weight rows
 // left over after groups of four and of sixteen (37 = 2·16 + 5).
 func TestC9_4_BatchInvariant(t *testing.T) {
@@ -571,7 +572,7 @@ func TestC9_4_BatchInvariant(t *testing.T) {
 			for r := range T {
 				m.MulT(nil, alone.Block(r, r+1, 0, rows), x.Block(r, r+1, 0, cols))
 			}
-			for _, n := range []int{2, 4, 5, 8, 9} {
+			for _, n := range []int{2, 3, 4, 5, 6, 7, 8, 9} {
 				for _, pool := range []*unit03.Pool{nil, p} {
 					y := unit03.Mat{Rows: n, Cols: rows, Stride: rows + 1, Data: make([]float32, n*(rows+1))}
 					m.MulT(pool, y, x.Block(0, n, 0, cols))
