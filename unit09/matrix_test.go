@@ -560,7 +560,7 @@ func TestC9_4_BatchInvariant(t *testing.T) {
 	p := unit03.NewPool(2)
 	defer p.Close()
 	for _, dt := range weightTypes {
-		for _, shape := range [][2]int{{11, 1}, {11, 4}, {11, 5}, {37, 12}, {20, 33}} {
+		for _, shape := range [][2]int{{11, 1}, {11, 4}, {11, 5}, {37, 12}, {20, 33}, {9, 70}} {
 			rows, blocks, T := shape[0], shape[1], 9
 			cols := blocks * dt.BlockSize()
 			m, err := NewQMatrix(dt, rows, cols, randomBlocks(g, dt, rows*cols))

@@ -98,9 +98,24 @@ func (k *halfTask) dotRows(t int) {
 	lo, hi := t*quads/k.parts*4, min((t+1)*quads/k.parts*4, k.m.Rows)
 	dt, x, y := k.m.Type, k.x, k.y
 	j := lo
+	var out [12]float32
 	for ; j+4 <= hi; j += 4 {
 		w0, w1, w2, w3 := k.m.row(j), k.m.row(j+1), k.m.row(j+2), k.m.row(j+3)
-		for r := range y.Rows {
+		r := 0
+		// Three activation rows at a time where a kernel can (two with the
+		// second repeated): each weight vector is widened once for the
+		// three. A verification pass of speculative decoding (unit12) is
+		// a few rows, and costs about what one row costs this way.
+		for ; r+2 <= y.Rows; r += 3 {
+			n := min(3, y.Rows-r)
+			if !halfDot4x3(dt, w0, w1, w2, w3, x.Row(r), x.Row(r+1), x.Row(r+n-1), &out) {
+				break
+			}
+			for i := range n {
+				copy(y.Data[(r+i)*y.Stride+j:(r+i)*y.Stride+j+4], out[4*i:4*i+4])
+			}
+		}
+		for ; r < y.Rows; r++ {
 			halfDot4(dt, w0, w1, w2, w3, x.Row(r), (*[4]float32)(y.Data[r*y.Stride+j:r*y.Stride+j+4]))
 		}
 	}

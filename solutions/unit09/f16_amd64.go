@@ -16,6 +16,9 @@ import (
 func dot4F16AVX512(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
 
 //go:noescape
+func dot4x3F16AVX512(w0, w1, w2, w3 *byte, a0, a1, a2 *float32, n int, out *[12]float32)
+
+//go:noescape
 func dot4BF16AVX512(w0, w1, w2, w3 *byte, a *float32, n int, out *[4]float32)
 
 //go:noescape
@@ -100,6 +103,29 @@ func halfDot4(dt unit01.DType, w0, w1, w2, w3 []byte, a []float32, out *[4]float
 		out[2] += halfDotGo(dt, w2[2*e:], a[e:])
 		out[3] += halfDotGo(dt, w3[2*e:], a[e:])
 	}
+}
+
+// halfDot4x3 sets out[4r+i] to the dot product of row i of w0…w3 with
+// activation row r of a0, a1, a2, widening each weight vector once for the
+// three, and reports whether it could: only F16 with AVX-512 has this
+// kernel. Each result is bit for bit halfDot4's.
+func halfDot4x3(dt unit01.DType, w0, w1, w2, w3 []byte, a0, a1, a2 []float32, out *[12]float32) bool {
+	n := len(a0) / 32
+	if halfStep != 32 || dt != unit01.F16 || n == 0 {
+		return false
+	}
+	e := n * 32
+	_, _, _, _ = w0[2*len(a0)-1], w1[2*len(a0)-1], w2[2*len(a0)-1], w3[2*len(a0)-1]
+	_, _ = a1[len(a0)-1], a2[len(a0)-1]
+	dot4x3F16AVX512(&w0[0], &w1[0], &w2[0], &w3[0], &a0[0], &a1[0], &a2[0], n, out)
+	if e < len(a0) {
+		for r, a := range [3][]float32{a0, a1, a2} {
+			for i, w := range [4][]byte{w0, w1, w2, w3} {
+				out[4*r+i] += halfDotGo(dt, w[2*e:], a[e:len(a0)])
+			}
+		}
+	}
+	return true
 }
 
 // halfDot is the dot product of one half row with a.

@@ -145,12 +145,114 @@ f16z4_loop:
 	F16ROW512(R9, Z17, Z21)
 	F16ROW512(R10, Z18, Z22)
 	F16ROW512(R11, Z19, Z23)
-	PF_NEXT(PF4, f16z4_far, f16z4_pf) // the next group: 4 × 64 bytes
+	PF4(PREFETCHT1) // the next group: 4 × 64 bytes
 	STEP4_512
 	JNZ f16z4_loop
 
 	MOVQ out+48(FP), DX
 	HSUM4_512
+	VZEROUPPER
+	RET
+
+// The 4×3 kernel: four F16 rows against three activation rows, each
+// weight vector widened once for the three. Every (row, activation) pair
+// keeps the even and odd sums of dot4F16AVX512 and is folded by the same
+// HSUM4R steps, so each result is bit for bit the one dot4F16AVX512 gives:
+// a row's product does not depend on the rows batched beside it.
+// Z0–Z3 the widened weights of a half step, Z4–Z6 the activations;
+// activation row r keeps its even sums in Z(8+8r)…Z(11+8r) and its odd
+// sums in Z(12+8r)…Z(15+8r). R12, R13 the second and third activation
+// rows, addressed at twice the weights' offset (a float32 per half).
+
+#define F16W4(off) \
+	VCVTPH2PS off(R8)(BX*1), Z0 ; \
+	VCVTPH2PS off(R9)(BX*1), Z1 ; \
+	VCVTPH2PS off(R10)(BX*1), Z2 ; \
+	VCVTPH2PS off(R11)(BX*1), Z3
+
+#define FMA4(a, s0, s1, s2, s3) \
+	VFMADD231PS a, Z0, s0 ; \
+	VFMADD231PS a, Z1, s1 ; \
+	VFMADD231PS a, Z2, s2 ; \
+	VFMADD231PS a, Z3, s3
+
+// HSUM4R is HSUM4_512 for the sums of one activation row, stored at off(DX).
+#define HSUM4R(e0, e1, e2, e3, o0, o1, o2, o3, y0, y1, y2, y3, off) \
+	VADDPS        o0, e0, e0 ; \
+	VADDPS        o1, e1, e1 ; \
+	VADDPS        o2, e2, e2 ; \
+	VADDPS        o3, e3, e3 ; \
+	VEXTRACTF64X4 $1, e0, Y0 ; \
+	VADDPS        Y0, y0, Y0 ; \
+	VEXTRACTF64X4 $1, e1, Y1 ; \
+	VADDPS        Y1, y1, Y1 ; \
+	VEXTRACTF64X4 $1, e2, Y2 ; \
+	VADDPS        Y2, y2, Y2 ; \
+	VEXTRACTF64X4 $1, e3, Y3 ; \
+	VADDPS        Y3, y3, Y3 ; \
+	VHADDPS       Y1, Y0, Y0 ; \
+	VHADDPS       Y3, Y2, Y2 ; \
+	VHADDPS       Y2, Y0, Y0 ; \
+	VEXTRACTF128  $1, Y0, X1 ; \
+	VADDPS        X1, X0, X0 ; \
+	VMOVUPS       X0, off(DX)
+
+// func dot4x3F16AVX512(w0, w1, w2, w3 *byte, a0, a1, a2 *float32, n int, out *[12]float32)
+// n ≥ 1 steps of 32 elements; out[4r+i] = row i · activation row r.
+TEXT ·dot4x3F16AVX512(SB), NOSPLIT, $8-72
+	MOVQ w0+0(FP), R8
+	MOVQ w1+8(FP), R9
+	MOVQ w2+16(FP), R10
+	MOVQ w3+24(FP), R11
+	MOVQ a0+32(FP), SI
+	MOVQ a1+40(FP), R12
+	MOVQ a2+48(FP), R13
+	MOVQ n+56(FP), CX
+	PF_SETUP
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	ZERO8_512
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+	VPXORD Z30, Z30, Z30
+	VPXORD Z31, Z31, Z31
+	XORQ BX, BX
+
+f16z43_loop:
+	F16W4(0)
+	VMOVUPS (SI)(BX*2), Z4
+	VMOVUPS (R12)(BX*2), Z5
+	VMOVUPS (R13)(BX*2), Z6
+	FMA4(Z4, Z8, Z9, Z10, Z11)
+	FMA4(Z5, Z16, Z17, Z18, Z19)
+	FMA4(Z6, Z24, Z25, Z26, Z27)
+	F16W4(32)
+	VMOVUPS 64(SI)(BX*2), Z4
+	VMOVUPS 64(R12)(BX*2), Z5
+	VMOVUPS 64(R13)(BX*2), Z6
+	FMA4(Z4, Z12, Z13, Z14, Z15)
+	FMA4(Z5, Z20, Z21, Z22, Z23)
+	FMA4(Z6, Z28, Z29, Z30, Z31)
+	PF4(PREFETCHT1) // the next group, 4 × 64 bytes, into L2: in L1 it would push out the three activation rows
+	ADDQ $256, DI
+	ADDQ $64, BX
+	DECQ CX
+	JNZ  f16z43_loop
+
+	MOVQ out+64(FP), DX
+	HSUM4R(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Y8, Y9, Y10, Y11, 0)
+	HSUM4R(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Y16, Y17, Y18, Y19, 16)
+	HSUM4R(Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31, Y24, Y25, Y26, Y27, 32)
 	VZEROUPPER
 	RET
 

@@ -100,12 +100,20 @@ func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 		_, blockSums := packedBlock(m.Type)
 		sb = m.Cols / m.Type.BlockSize() * blockSums
 	}
+	// The packed kernels take four rows at a time; a last two or three go
+	// through the four-row kernel too (rows16), on padding rows whose
+	// results are dropped: a pass of two or three tokens (a speculative
+	// draft's, unit12) then reads each weight once, not once a row.
+	rows := x.Rows
+	if packed && rows%4 >= 2 {
+		rows += 4 - rows%4
+	}
 	buf := buffers.get()
 	defer buffers.put(buf)
-	if cap(buf.b) < x.Rows*(ab+sb) {
-		buf.b = make([]byte, x.Rows*(ab+sb))
+	if cap(buf.b) < rows*(ab+sb) {
+		buf.b = make([]byte, rows*(ab+sb))
 	}
-	acts, sums := buf.b[:x.Rows*ab], buf.b[x.Rows*ab:x.Rows*(ab+sb)]
+	acts, sums := buf.b[:rows*ab], buf.b[rows*ab:rows*(ab+sb)]
 	for t := range x.Rows {
 		quantizeActivations(adt, acts[t*ab:(t+1)*ab], x.Row(t))
 		if packed {

@@ -163,24 +163,26 @@ func (k *mulTask) rows16(g int, out *[8][16]float32) {
 	w := k.m.packed[g*nb*wb : (g+1)*nb*wb]
 	n := min(16, k.m.Rows-16*g) // rows of the group that exist
 	for t := 0; t < y.Rows; {
-		rows := 1
+		rows, real := 1, 1 // the kernel's rows; those of them that exist
 		switch {
 		case dt == unit01.Q4_0 && t+8 <= y.Rows:
-			rows = 8
+			rows, real = 8, 8
 		case t+4 <= y.Rows:
-			rows = 4
+			rows, real = 4, 4
+		case t+2 <= y.Rows: // the last two or three, and padding MulT made room for
+			rows, real = 4, y.Rows-t
 		}
 		a, s := k.acts[t*ab:(t+rows)*ab], k.sums[t*sb:(t+rows)*sb]
-		if n == 16 {
+		if n == 16 && real == rows {
 			_ = y.Data[(t+rows-1)*y.Stride+16*g+15]
 			rows16xN(dt, rows, &w[0], nb, &a[0], ab, &s[0], sb, &y.Data[t*y.Stride+16*g], 4*y.Stride)
 		} else {
 			rows16xN(dt, rows, &w[0], nb, &a[0], ab, &s[0], sb, &out[0][0], 64)
-			for r := range rows {
+			for r := range real {
 				copy(y.Data[(t+r)*y.Stride+16*g:(t+r)*y.Stride+16*g+n], out[r][:n])
 			}
 		}
-		t += rows
+		t += real
 	}
 }
 
