@@ -255,6 +255,22 @@ var Table = []Boss{
 		},
 	},
 	{
+		Unit: 12, Name: "DraftAndVerify", Title: "draft and verify",
+		Gates: []Gate{GateRace},
+		Bars: []Bar{
+			{Metric: "speedup-t0", Cmp: AtLeast, Value: 1.3, Hardware: true, Needs: "avx512f", How: "a TinyLlama-shaped target in F16 (testmodel.Confident's weights, 2.2 GB read a token) drafted for by the same weights in Q4_0, on every core, 16-token prompt: tokens per second of speculative decoding with γ = 3 against the target decoding alone, at temperature 0, the median of 3 interleaved runs of 48 tokens each (1 of 32 with -short); the passes that verify 4 tokens must cost about one decode step, which for F16 weights takes a kernel that widens each weight once for several activation rows (unit09's 4×3 kernel, AVX-512)"},
+			{Metric: "speedup-t0.8", Cmp: AtLeast, Value: 1.3, Hardware: true, Needs: "avx512f", How: "the same at temperature 0.8 (llama.cpp's sampler chain, both models)"},
+			{Metric: "of-formula-t0", Cmp: AtLeast, Value: 0.9, Hardware: true, Needs: "avx512f", How: "that speed-up against Leviathan et al.'s prediction (1 − α^(γ+1)) / ((1 − α)(γc + 1)) from the same runs' α (drafted tokens accepted of those judged) and c (a draft decode step's time over a target's), at temperature 0"},
+			{Metric: "of-formula-t0.8", Cmp: AtLeast, Value: 0.9, Hardware: true, Needs: "avx512f", How: "the same at temperature 0.8"},
+			{Metric: "lookup-tokens-per-pass", Cmp: AtLeast, Value: 1.5, How: "prompt lookup (n-grams of 2 to 4, γ = 4) at temperature 0 on a small pair built the same way (4 layers of width 256, which writes its paragraph again after the seed text, as a model asked to rewrite it does), the prompt the seed text, the 48-token paragraph the target writes after it, and the seed again: generated tokens per target pass over 48 tokens"},
+			{Metric: "alpha-t0", Cmp: Info, How: "α at temperature 0: drafted tokens accepted of those judged"},
+			{Metric: "alpha-t0.8", Cmp: Info, How: "α at temperature 0.8"},
+			{Metric: "c", Cmp: Info, How: "a draft decode step's time over a target's, at temperature 0"},
+			{Metric: "predicted-t0", Cmp: Info, How: "the formula's speed-up at temperature 0"},
+			{Metric: "predicted-t0.8", Cmp: Info, How: "the formula's speed-up at temperature 0.8"},
+		},
+	},
+	{
 		Unit: 13, Name: "ServeTheCrowd", Title: "serve the crowd",
 		Gates: []Gate{GateRace},
 		Bars: []Bar{

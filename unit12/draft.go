@@ -42,7 +42,8 @@ func (d *ModelDrafter) Vocab() int {
 // sampled from the draft model's distribution, which it returns with it.
 // It proposes fewer when the draft model's context has no room for more,
 // and none when history is empty or does not fit in it. A history token
-// outside the vocabulary, or a sampler error (a NaN logit), is an error.
+// outside the vocabulary, or a sampler error (a NaN logit), is an error
+// wrapping unit00.ErrInvalid.
 func (d *ModelDrafter) Draft(history []int, n int) ([]int, [][]float64, error) {
 	panic("TODO(12.3): write ModelDrafter.Draft, see docs/unit12.md")
 }

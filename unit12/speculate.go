@@ -39,7 +39,8 @@ func NewSpeculator(s *unit07.Session, smp *unit11.Sampler, d Drafter, maxDraft i
 // Generate runs prompt through the target's session (after whatever it
 // holds already) and generates as unit11's Generate does: until a stop
 // token, MaxTokens, the end of the context, OnToken returning false, or
-// ctx being canceled, with the same errors and stop reasons. The prompt's
+// ctx being canceled, with the same errors and stop reasons: a prompt
+// that does not fit is an error wrapping unit07.ErrContextFull. The prompt's
 // last token goes through the target in the first verification pass, with
 // the first draft, so every generated token comes from the rule.
 //

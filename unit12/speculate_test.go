@@ -348,8 +348,9 @@ func TestC12_3_Errors(t *testing.T) {
 	} {
 		s.Reset()
 		sp = newSpeculator(t, s, smp, bad.d)
-		if res, err := sp.Generate(context.Background(), []int{1, 2}, Options{Draft: 2}); err == nil {
-			t.Errorf("Generate with a drafter that %s: %v, no error; want an error saying so", bad.name, res.Tokens)
+		// MaxTokens 3 leaves room for the two tokens asked for and a bonus.
+		if res, err := sp.Generate(context.Background(), []int{1, 2}, Options{Draft: 2, Options: unit11.Options{MaxTokens: 3}}); err == nil || errors.Is(err, unit07.ErrContextFull) {
+			t.Errorf("Generate with a drafter that %s: %v, %v; want an error saying so", bad.name, res.Tokens, err)
 		}
 	}
 }
@@ -361,8 +362,8 @@ func TestC12_3_NaN(t *testing.T) {
 	for _, proposal := range [][]int{{1, 2}, nil} {
 		s := poisoned(t, c, 11, 17)
 		sp := newSpeculator(t, s, newSampler(t, c.Vocab, unit11.DefaultParams()), &fixedDrafter{t: t, vocab: c.Vocab, tokens: proposal})
-		if res, err := sp.Generate(context.Background(), []int{1, 2, 3}, Options{Draft: 2}); !errors.Is(err, unit00.ErrInvalid) {
-			t.Errorf("Generate with a target whose logit of token 17 is NaN, drafts %v: %v, %v; want the sampler's error wrapping unit00.ErrInvalid", proposal, res.Tokens, err)
+		if res, err := sp.Generate(context.Background(), []int{1, 2, 3}, Options{Draft: 2}); !errors.Is(err, unit00.ErrInvalid) || len(res.Tokens) != 0 {
+			t.Errorf("Generate with a target whose logit of token 17 is NaN, drafts %v: %v, %v; want no token and the sampler's error wrapping unit00.ErrInvalid", proposal, res.Tokens, err)
 		}
 	}
 }
@@ -400,6 +401,13 @@ func TestC12_3_Cancel(t *testing.T) {
 	if res.GenTime != 0 {
 		t.Errorf("Generate canceled during the prefill: GenTime %v, want 0: it stops there, with no pass", res.GenTime)
 	}
+	// Canceled while the prompt runs: the next look, before the second
+	// chunk of 64, must see it.
+	s.Reset()
+	res, err = sp.Generate(&cancelOnWork{Context: context.Background(), s: s}, make([]int, 150), Options{Draft: 1})
+	if !errors.Is(err, context.Canceled) || res.Stop != unit11.StopCanceled || s.Len() != 64 {
+		t.Fatalf("Generate of a 150-token prompt, canceled once the first chunk ran: %v, stop %v, %d positions; want context.Canceled, StopCanceled, and one chunk of 64 tokens processed: look at ctx before every chunk", err, res.Stop, s.Len())
+	}
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
@@ -412,5 +420,94 @@ func TestC12_3_Cancel(t *testing.T) {
 	}}})
 	if !errors.Is(err, context.Canceled) || res.Stop != unit11.StopCanceled || len(res.Tokens) < 3 || len(res.Tokens) > 4 {
 		t.Fatalf("Generate canceled at the third token: %v, stop %v, %d tokens; want context.Canceled, StopCanceled, and no pass after the one that yielded it (3 or 4 tokens)", err, res.Stop, len(res.Tokens))
+	}
+}
+
+// cancelOnWork is a context that is canceled as soon as the session holds
+// a position: the moment the first prefill chunk has run.
+type cancelOnWork struct {
+	context.Context
+	s *unit07.Session
+}
+
+func (c *cancelOnWork) Done() <-chan struct{} {
+	if c.s.Len() > 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return nil
+}
+
+func (c *cancelOnWork) Err() error {
+	if c.s.Len() > 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestC12_3_Prompts: a prompt of one token (nothing to prefill: it goes
+// through the first pass) and one longer than two prefill chunks give the
+// target's greedy tokens.
+func TestC12_3_Prompts(t *testing.T) {
+	c := tinyConfig(64, 256)
+	long := make([]int, 150)
+	for i := range long {
+		long[i] = (i * 7) % c.Vocab
+	}
+	for _, prompt := range [][]int{{9}, long} {
+		want := plainGreedy(t, newSession(t, c, 37), prompt, 12)
+		s := newSession(t, c, 37)
+		sp := newSpeculator(t, s, newSampler(t, c.Vocab, greedyParams()), newDrafter(t, c, 38, greedyParams()))
+		res, err := sp.Generate(context.Background(), prompt, Options{Options: unit11.Options{MaxTokens: 12}, Draft: 3})
+		if err != nil || fmt.Sprint(res.Tokens) != fmt.Sprint(want) {
+			t.Fatalf("a prompt of %d tokens: %v, %v; want %v", len(prompt), res.Tokens, err, want)
+		}
+		checkCache(t, fmt.Sprintf("a prompt of %d tokens", len(prompt)), s, prompt, res.Tokens)
+	}
+}
+
+// TestC12_3_SameModelAlwaysAccepted: a draft that is the target itself,
+// sampling with the same settings, proposes from q = p: the rule accepts
+// every token, at any temperature.
+func TestC12_3_SameModelAlwaysAccepted(t *testing.T) {
+	c := tinyConfig(64, 128)
+	p := unit11.DefaultParams()
+	p.Temperature, p.TopK, p.Seed = 1.2, 0, 3
+	sp := newSpeculator(t, newSession(t, c, 39), newSampler(t, c.Vocab, p), newDrafter(t, c, 39, p))
+	res, err := sp.Generate(context.Background(), []int{4, 5, 6}, Options{Options: unit11.Options{MaxTokens: 60}, Draft: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rejected != 0 || res.Accepted == 0 {
+		t.Fatalf("drafting with the target itself at temperature 1.2: %d accepted, %d rejected; want none rejected: with q = p, min(1, p(x)/q(x)) = 1 (a rule that treats a sampled draft as a deterministic one accepts only with probability p(x))", res.Accepted, res.Rejected)
+	}
+}
+
+// TestC12_3_PenaltiesSeeTheDraft: the target's distribution for the i-th
+// drafted token is the sampler's after the text and the drafted tokens
+// before it. With a presence penalty that forbids repeats, speculative
+// greedy decoding repeats no token, as plain greedy decoding does, though
+// the draft (the same model without the penalty) proposes repeats.
+func TestC12_3_PenaltiesSeeTheDraft(t *testing.T) {
+	c := tinyConfig(64, 128)
+	p := greedyParams()
+	p.PresencePenalty, p.PenaltyLastN = 1e4, -1
+	prompt := []int{1, 20, 30}
+	for _, gamma := range []int{2, 4, 8} {
+		for _, seed := range []uint64{40, 41, 42} {
+			sp := newSpeculator(t, newSession(t, c, seed), newSampler(t, c.Vocab, p), newDrafter(t, c, seed, greedyParams()))
+			res, err := sp.Generate(context.Background(), prompt, Options{Options: unit11.Options{MaxTokens: 50}, Draft: gamma})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[int]bool{}
+			for _, id := range append(slices.Clone(prompt), res.Tokens...) {
+				if seen[id] {
+					t.Fatalf("γ = %d, model %d: token %d repeats in %v + %v under a presence penalty of 10⁴: the target's distribution for a drafted token must see the tokens drafted (and accepted) before it in the same pass", gamma, seed, id, prompt, res.Tokens)
+				}
+				seen[id] = true
+			}
+		}
 	}
 }

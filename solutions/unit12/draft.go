@@ -54,7 +54,8 @@ func (d *ModelDrafter) Vocab() int { return d.s.Model.Config.Vocab }
 // sampled from the draft model's distribution, which it returns with it.
 // It proposes fewer when the draft model's context has no room for more,
 // and none when history is empty or does not fit in it. A history token
-// outside the vocabulary, or a sampler error (a NaN logit), is an error.
+// outside the vocabulary, or a sampler error (a NaN logit), is an error
+// wrapping unit00.ErrInvalid.
 func (d *ModelDrafter) Draft(history []int, n int) ([]int, [][]float64, error) {
 	d.toks = d.toks[:0]
 	n = min(n, len(d.q), d.s.Cache.Cap()-len(history)+1)
