@@ -14,6 +14,8 @@ import (
 	"github.com/llmforge/forge/unit01"
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit07"
+	"github.com/llmforge/forge/unit11"
+	"github.com/llmforge/forge/unit12"
 )
 
 var benchCommand = &command{
@@ -38,6 +40,15 @@ llama-bench names it. At depth 0 a tg test still follows its 8 untimed
 tokens. Attention's share of a step grows with the depth; the weights'
 does not.
 
+With --model-draft FILE or --lookup (and --draft-max, --draft-min, as
+llm run takes them), each tgN test has a specN test after it: N tokens
+of greedy speculative decoding (unit12) after the same untimed prompt, on
+a fresh cache and drafter each repetition, the draft's work included; a
+line on stderr gives the drafted tokens accepted and the tokens a target
+pass yielded, and --json adds them as "acceptance" and "tokens_per_pass".
+tgN feeds fixed tokens, specN generates greedily: on a model whose text
+is what the drafter expects they differ only in the passes.
+
 With --json, one JSON object per line and test:
   {"model": "m.gguf", "threads": 2, "test": "pp512", "n_tokens": 512,
    "n_depth": 0, "type_k": "f16", "type_v": "f16", "tps": 123.4,
@@ -56,6 +67,7 @@ type benchOptions struct {
 	reps    int
 	cache   cacheTypes
 	json    bool
+	spec    specOptions
 }
 
 func setupBench(fs *flagSet) func(*env) error {
@@ -68,6 +80,7 @@ func setupBench(fs *flagSet) func(*env) error {
 	fs.integer(&o.reps, "r,repetitions", "N", "repetitions of each test (default 3)", atLeast(1))
 	cacheFlags(fs, &o.cache)
 	fs.boolean(&o.json, "json", "print one JSON object per line and test")
+	specFlags(fs, &o.spec)
 	return func(e *env) error { return doBench(e, o) }
 }
 
@@ -76,7 +89,8 @@ type benchTest struct {
 	name   string
 	prompt bool // a prefill, else decode steps
 	n      int
-	depth  int // tokens in the cache before the timed part
+	depth  int  // tokens in the cache before the timed part
+	spec   bool // greedy speculative decoding (--model-draft, --lookup), not fixed tokens
 }
 
 // prefix is how many tokens the cache holds, untimed, before the test's
@@ -98,6 +112,10 @@ type benchJSON struct {
 	TypeV     string  `json:"type_v"`
 	TPS       float64 `json:"tps"`
 	TPSStddev float64 `json:"tps_stddev"`
+	// A speculative test's drafter: drafted tokens accepted of those judged
+	// and tokens per target pass, over its repetitions.
+	Acceptance    *float64 `json:"acceptance,omitempty"`
+	TokensPerPass *float64 `json:"tokens_per_pass,omitempty"`
 }
 
 func doBench(e *env, o *benchOptions) error {
@@ -112,7 +130,7 @@ func doBench(e *env, o *benchOptions) error {
 			if d > 0 {
 				name += fmt.Sprintf(" @ d%d", d) // llama-bench's name
 			}
-			t := benchTest{name, prompt, n, d}
+			t := benchTest{name: name, prompt: prompt, n: n, depth: d}
 			tests = append(tests, t)
 			context = max(context, t.prefix()+n)
 		}
@@ -124,6 +142,16 @@ func doBench(e *env, o *benchOptions) error {
 		for _, n := range o.tg {
 			if n > 0 {
 				add("tg", false, n)
+			}
+		}
+		if o.spec.draft != "" || o.spec.lookup {
+			for _, n := range o.tg {
+				if n > 0 {
+					add("tg", false, n)
+					t := &tests[len(tests)-1]
+					t.name, t.spec = strings.Replace(t.name, "tg", "spec", 1), true
+					context = max(context, t.prefix()+n+o.spec.draftMax+1)
+				}
 			}
 		}
 	}
@@ -140,20 +168,43 @@ func doBench(e *env, o *benchOptions) error {
 	// short prompt of a tg test) and its tokens. The model's scratch is
 	// sized for the most threads of -t, so that every pool of the list
 	// fits in it.
+	spec, err := o.spec.on(e)
+	if err != nil {
+		return err
+	}
 	m, err := loadModel(e, o.model, context, slices.Max(o.threads), "-p/-n/-d", o.cache)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
+	var newDrafter func() (unit12.Drafter, error)
+	var dm *model
+	if spec {
+		if newDrafter, dm, err = o.spec.drafters(e, m, context, slices.Max(o.threads), o.cache, greedy()); err != nil {
+			return err
+		}
+		if dm != nil {
+			defer dm.Close()
+		}
+	}
 	ctx, stop := withSignal(e.ctx)
 	defer stop()
 
-	b := &bencher{s: unit07.NewSession(m.net), ctx: ctx, tokens: benchTokens(m, context)}
+	b := &bencher{s: unit07.NewSession(m.net), ctx: ctx, tokens: benchTokens(m, context), newDrafter: newDrafter, gamma: o.spec.draftMax}
 	label, size, params := modelLabel(m)
 	header := !o.json
-	row := func(threads int, t benchTest, mean, sd float64) error {
+	row := func(threads int, t benchTest, mean, sd float64, acc unit12.Result) error {
+		if t.spec {
+			fmt.Fprintf(e.stderr, "%s, %d threads: %d of %d drafted tokens judged accepted (%.1f%%), %.2f tokens per target pass\n",
+				t.name, threads, acc.Accepted, acc.Accepted+acc.Rejected, 100*acc.AcceptanceRate(), acc.TokensPerPass())
+		}
 		if o.json {
-			b, err := json.Marshal(benchJSON{Model: o.model, Threads: threads, Test: t.name, NTokens: t.n, NDepth: t.depth, TypeK: o.cache.k.String(), TypeV: o.cache.v.String(), TPS: mean, TPSStddev: sd})
+			row := benchJSON{Model: o.model, Threads: threads, Test: t.name, NTokens: t.n, NDepth: t.depth, TypeK: o.cache.k.String(), TypeV: o.cache.v.String(), TPS: mean, TPSStddev: sd}
+			if t.spec {
+				a, tpp := acc.AcceptanceRate(), acc.TokensPerPass()
+				row.Acceptance, row.TokensPerPass = &a, &tpp
+			}
+			b, err := json.Marshal(row)
 			if err != nil {
 				return err
 			}
@@ -170,13 +221,21 @@ func doBench(e *env, o *benchOptions) error {
 			fmt.Sprintf("%.2f ± %.2f", mean, sd))
 		return err
 	}
-	defer func() { m.net.Pool = m.pool }()
+	defer func() {
+		m.net.Pool = m.pool
+		if dm != nil {
+			dm.net.Pool = m.pool
+		}
+	}()
 	for _, threads := range o.threads {
 		pool := m.pool
 		if threads != pool.Threads() {
 			pool = unit03.NewPool(threads)
 		}
 		m.net.Pool = pool
+		if dm != nil { // the draft runs on the model's threads
+			dm.net.Pool = pool
+		}
 		err := func() error {
 			if pool != m.pool {
 				defer pool.Close()
@@ -195,6 +254,7 @@ func doBench(e *env, o *benchOptions) error {
 					return err
 				}
 				tps := make([]float64, 0, o.reps)
+				b.counts = unit12.Result{}
 				for r := range o.reps {
 					e.progress.show("%s, %d threads: repetition %d of %d", t.name, threads, r+1, o.reps)
 					d, err := b.run(t)
@@ -205,7 +265,7 @@ func doBench(e *env, o *benchOptions) error {
 				}
 				e.progress.clear()
 				mean, sd := meanStddev(tps)
-				if err := row(threads, t, mean, sd); err != nil {
+				if err := row(threads, t, mean, sd, b.counts); err != nil {
 					return err
 				}
 			}
@@ -245,6 +305,10 @@ type bencher struct {
 	s      *unit07.Session
 	ctx    context.Context
 	tokens []int
+
+	newDrafter func() (unit12.Drafter, error) // nil without --model-draft or --lookup
+	gamma      int                            // --draft-max
+	counts     unit12.Result                  // a speculative test's drafter, over its repetitions
 }
 
 // run runs a test once and returns its time: a prefill of t.n tokens, or
@@ -252,6 +316,9 @@ type bencher struct {
 func (b *bencher) run(t benchTest) (time.Duration, error) {
 	if b.ctx.Err() != nil {
 		return 0, interrupted
+	}
+	if t.spec {
+		return b.speculate(t)
 	}
 	if err := b.fill(t.prefix()); err != nil {
 		return 0, err
@@ -273,6 +340,48 @@ func (b *bencher) run(t benchTest) (time.Duration, error) {
 		}
 	}
 	return time.Since(start), nil
+}
+
+// speculate runs a speculative test once: t.n tokens of greedy
+// speculative decoding after the test's prefix, on a fresh cache and a
+// fresh drafter (the prefix is not timed; the drafter's catching up with
+// it in the first pass is), and adds its drafter's counts to b.counts.
+func (b *bencher) speculate(t benchTest) (time.Duration, error) {
+	d, err := b.newDrafter()
+	if err != nil {
+		return 0, err
+	}
+	smp, err := unit11.NewSampler(b.s.Model.Config.Vocab, greedy())
+	if err != nil {
+		return 0, err
+	}
+	sp, err := unit12.NewSpeculator(unit07.NewSession(b.s.Model), smp, d, b.gamma)
+	if err != nil {
+		return 0, err
+	}
+	runtime.GC()
+	res, err := sp.Generate(b.ctx, b.tokens[:t.prefix()], unit12.Options{Options: unit11.Options{MaxTokens: t.n}, Draft: b.gamma})
+	if b.ctx.Err() != nil {
+		return 0, interrupted
+	}
+	if err != nil {
+		return 0, err
+	}
+	b.counts.Passes += res.Passes
+	b.counts.Drafted += res.Drafted
+	b.counts.Accepted += res.Accepted
+	b.counts.Rejected += res.Rejected
+	b.counts.Tokens = append(b.counts.Tokens, res.Tokens...)
+	// A test generates t.n tokens; one that stopped short is timed by them.
+	return time.Duration(float64(res.GenTime) * float64(t.n) / float64(max(len(res.Tokens), 1))), nil
+}
+
+// greedy is the sampling of llm bench's speculative tests: temperature 0,
+// so that the text, and the drafter's work, is the same on every run.
+func greedy() unit11.Params {
+	p := unit11.DefaultParams()
+	p.Temperature = 0
+	return p
 }
 
 // fill leaves exactly tokens[:n] in the cache, untimed: cut back to them

@@ -550,12 +550,12 @@ func TestBenchFill(t *testing.T) {
 		t   benchTest
 		len int // the cache's length after the run
 	}{
-		{benchTest{"pp16 @ d40", true, 16, 40}, 56},
-		{benchTest{"pp16 @ d40", true, 16, 40}, 56},
-		{benchTest{"tg4 @ d40", false, 4, 40}, 44},
-		{benchTest{"tg4", false, 4, 0}, 12},
-		{benchTest{"pp16", true, 16, 0}, 16},
-		{benchTest{"pp60 @ d100", true, 60, 100}, 160},
+		{benchTest{name: "pp16 @ d40", prompt: true, n: 16, depth: 40}, 56},
+		{benchTest{name: "pp16 @ d40", prompt: true, n: 16, depth: 40}, 56},
+		{benchTest{name: "tg4 @ d40", prompt: false, n: 4, depth: 40}, 44},
+		{benchTest{name: "tg4", prompt: false, n: 4, depth: 0}, 12},
+		{benchTest{name: "pp16", prompt: true, n: 16, depth: 0}, 16},
+		{benchTest{name: "pp60 @ d100", prompt: true, n: 60, depth: 100}, 160},
 	} {
 		if _, err := b.run(tc.t); err != nil {
 			t.Fatalf("%s: %v", tc.t.name, err)

@@ -33,8 +33,8 @@ type model struct {
 	file     *unit10.File
 	net      *unit05.Model
 	tok      *unit04.Tokenizer
-	pool     *unit03.Pool
-	trainCtx int // the model's context_length
+	pool     *unit03.Pool // nil when the model runs on another's pool
+	trainCtx int          // the model's context_length
 }
 
 // cacheTypes are the KV cache's key and value types (-ctk, -ctv).
@@ -74,6 +74,14 @@ func cacheFlags(fs *flagSet, c *cacheTypes) {
 // available (checkMemory); a -c beyond the model's trained context gets a
 // warning. Its errors are bad input (exit status 2).
 func loadModel(e *env, path string, ctx, threads int, flag string, kv cacheTypes) (*model, error) {
+	return loadModelOn(e, path, ctx, threads, flag, kv, nil)
+}
+
+// loadModelOn is loadModel on the threads of pool, which the model then
+// shares and does not close; nil makes the model a pool of its own. A
+// draft model runs on its target's pool: the two take turns, and a second
+// pool's idle workers would poll while the other model works.
+func loadModelOn(e *env, path string, ctx, threads int, flag string, kv cacheTypes, pool *unit03.Pool) (*model, error) {
 	if path == "" {
 		return nil, usagef("no model: give -m MODEL.gguf")
 	}
@@ -110,10 +118,18 @@ func loadModel(e *env, path string, ctx, threads int, flag string, kv cacheTypes
 		e.progress.clear()
 		fmt.Fprintf(e.stderr, "llm %s: warning: -c %d is more than the %d tokens the model was trained on: past them its output degrades\n", e.flags.cmd, ctx, trainCtx)
 	}
-	pool := unit03.NewPool(threads)
+	own := pool == nil
+	if own {
+		pool = unit03.NewPool(threads)
+	}
+	closePool := func() {
+		if own {
+			pool.Close()
+		}
+	}
 	m, err := unit10.Load(path, ctx, pool)
 	if err != nil {
-		pool.Close()
+		closePool()
 		return nil, badInput(err)
 	}
 	// Flash attention (unit08) for every prompt and decode step: a few
@@ -126,11 +142,15 @@ func loadModel(e *env, path string, ctx, threads int, flag string, kv cacheTypes
 	}
 	if err != nil {
 		m.Close()
-		pool.Close()
+		closePool()
 		return nil, err
 	}
 	e.progress.clear()
-	return &model{loaded: m, file: m.File, net: m.Model, tok: m.Tokenizer, pool: pool, trainCtx: trainCtx}, nil
+	md := &model{loaded: m, file: m.File, net: m.Model, tok: m.Tokenizer, trainCtx: trainCtx}
+	if own {
+		md.pool = pool
+	}
+	return md, nil
 }
 
 // warnings are notes on stderr about what the engine does not model in
@@ -165,7 +185,9 @@ func modelConfig(path string) (unit05.Config, unit06.Config, error) {
 
 func (m *model) Close() {
 	m.loaded.Close()
-	m.pool.Close()
+	if m.pool != nil {
+		m.pool.Close()
+	}
 }
 
 // vocab is a tokenizer read from any GGUF file with tokenizer.ggml.*

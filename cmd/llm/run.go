@@ -14,6 +14,7 @@ import (
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit07"
 	"github.com/llmforge/forge/unit11"
+	"github.com/llmforge/forge/unit12"
 )
 
 var runCommand = &command{
@@ -29,10 +30,22 @@ recognised unless --no-parse-special. Generation stops at the model's EOS
 -n tokens, at a --reverse-prompt, or when the context is full. A line of
 statistics goes to stderr; Ctrl-C stops generation (exit status 130).
 
+Speculative decoding (unit12): --model-draft FILE, a smaller model with the
+same vocabulary (often the same model, quantized further), drafts up to
+--draft-max tokens that the model verifies in one pass; --lookup drafts
+what followed the last earlier appearance of the text's last 2 to 4
+tokens, with no second model. The output is distributed exactly as
+without a drafter (at --temp 0, the same tokens, up to float rounding);
+the statistics line adds the drafted tokens accepted and the tokens each
+pass of the model yielded.
+
 With --json nothing is streamed: one JSON object goes to stdout,
   {"prompt_tokens": [...], "tokens": [...], "text": "...", "stop": "stop",
    "seed": 42, "timings": {"prompt_ms": ..., "prompt_tps": ...,
    "gen_ms": ..., "gen_tps": ...}}
+(and with a drafter "speculative": {"drafter": "model", "draft_max": 8,
+ "passes": ..., "drafted": ..., "accepted": ..., "rejected": ...,
+ "acceptance": ..., "tokens_per_pass": ...})
 with stop one of stop (EOS or a reverse prompt), length (-n), context,
 canceled. --temp 0 is greedy: the same tokens as llama.cpp's greedy
 decoding on the same model.
@@ -53,6 +66,7 @@ type runOptions struct {
 	ignoreEOS, json     bool
 	noDisplayPrompt     bool
 	noParseSpecial      bool
+	spec                specOptions
 }
 
 func setupRun(fs *flagSet) func(*env) error {
@@ -87,6 +101,7 @@ func setupRun(fs *flagSet) func(*env) error {
 	fs.boolean(&o.noDisplayPrompt, "no-display-prompt", "do not print the prompt before the generated text")
 	fs.boolean(&o.noParseSpecial, "no-parse-special", "treat special tokens written in the prompt as plain text")
 	fs.boolean(&o.json, "json", "print one JSON object with tokens, text, seed and timings instead of streaming")
+	specFlags(fs, &o.spec)
 	return func(e *env) error { return doRun(e, o) }
 }
 
@@ -165,6 +180,7 @@ type runJSON struct {
 	Stop         string      `json:"stop"`
 	Seed         uint64      `json:"seed"`
 	Timings      timingsJSON `json:"timings"`
+	Speculative  *specJSON   `json:"speculative,omitempty"`
 }
 
 type timingsJSON struct {
@@ -194,6 +210,10 @@ func doRun(e *env, o *runOptions) error {
 	if err := params.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	spec, err := o.spec.on(e)
+	if err != nil {
+		return err
+	}
 	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c", o.cache)
 	if err != nil {
 		return err
@@ -215,6 +235,17 @@ func doRun(e *env, o *runOptions) error {
 	if !o.ignoreEOS {
 		opt.StopTokens = stopTokens(m)
 	}
+	var drafter unit12.Drafter // loaded before any output: a bad draft is an error, not a half-written answer
+	if spec {
+		d, dm, err := o.spec.drafter(e, m, m.net.Config.MaxSeq, o.threads, o.cache, params)
+		if err != nil {
+			return err
+		}
+		if dm != nil {
+			defer dm.Close()
+		}
+		drafter = d
+	}
 
 	ctx, stop := withSignal(e.ctx)
 	defer stop()
@@ -230,7 +261,14 @@ func doRun(e *env, o *runOptions) error {
 		}
 		emit = out.write
 	}
-	res, err := unit11.Run(ctx, unit07.NewSession(m.net), smp, m.tok, ids, o.stops, opt, emit)
+	var res unit11.Result
+	var specRes *specJSON
+	if spec {
+		r, err2 := runSpeculative(ctx, unit07.NewSession(m.net), smp, drafter, m.tok, ids, o.stops, unit12.Options{Options: opt, Draft: o.spec.draftMax, MinDraft: o.spec.draftMin}, emit)
+		res, err, specRes = r.Result, err2, o.spec.report(r)
+	} else {
+		res, err = unit11.Run(ctx, unit07.NewSession(m.net), smp, m.tok, ids, o.stops, opt, emit)
+	}
 	canceled := res.Stop == unit11.StopCanceled
 	if err != nil && !canceled {
 		out.endLine()
@@ -243,13 +281,17 @@ func doRun(e *env, o *runOptions) error {
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(runJSON{PromptTokens: ids, Tokens: res.Tokens, Text: res.Text, Stop: res.Stop.String(), Seed: params.Seed, Timings: t}); err != nil {
+		if err := enc.Encode(runJSON{PromptTokens: ids, Tokens: res.Tokens, Text: res.Text, Stop: res.Stop.String(), Seed: params.Seed, Timings: t, Speculative: specRes}); err != nil {
 			return err
 		}
 	} else {
 		out.endLine()
-		fmt.Fprintf(e.stderr, "prompt: %s, %.2f tok/s | generated: %s, %.2f tok/s | stop: %s | seed: %d\n",
-			plural(len(ids), "token"), t.PromptTPS, plural(len(res.Tokens), "token"), t.GenTPS, res.Stop, params.Seed)
+		draft := ""
+		if specRes != nil {
+			draft = specRes.line()
+		}
+		fmt.Fprintf(e.stderr, "prompt: %s, %.2f tok/s | generated: %s, %.2f tok/s%s | stop: %s | seed: %d\n",
+			plural(len(ids), "token"), t.PromptTPS, plural(len(res.Tokens), "token"), t.GenTPS, draft, res.Stop, params.Seed)
 	}
 	if canceled {
 		return interrupted
