@@ -43,7 +43,7 @@ With --json nothing is streamed: one JSON object goes to stdout,
   {"prompt_tokens": [...], "tokens": [...], "text": "...", "stop": "stop",
    "seed": 42, "timings": {"prompt_ms": ..., "prompt_tps": ...,
    "gen_ms": ..., "gen_tps": ...}}
-(and with a drafter "speculative": {"drafter": "model", "draft_max": 8,
+(and with a drafter "speculative": {"drafter": "model", "draft_max": 3,
  "passes": ..., "drafted": ..., "accepted": ..., "rejected": ...,
  "acceptance": ..., "tokens_per_pass": ...})
 with stop one of stop (EOS or a reverse prompt), length (-n), context,
