@@ -138,6 +138,45 @@ func (e *Env) DebugPkgs() ([]string, error) {
 	return pkgs, nil
 }
 
+// ArchPkgs splits the written units in two: those with code of their own
+// for some architectures or systems (an assembly file, or a Go file with a
+// //go:build line, in the unit's folder or its solution's) and the rest,
+// which are the same Go everywhere.
+func (e *Env) ArchPkgs() (arch, portable []string, err error) {
+	for _, u := range e.Repo.WrittenUnits() {
+		specific := false
+		for _, dir := range []string{e.Repo.UnitDir(u), e.Repo.SolutionDir(u)} {
+			files, err := filepath.Glob(filepath.Join(dir, "*"))
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, f := range files {
+				if workbook.IsTest(filepath.Base(f)) {
+					continue
+				}
+				switch filepath.Ext(f) {
+				case ".s":
+					specific = true
+				case ".go":
+					src, err := os.ReadFile(f)
+					if err != nil {
+						return nil, nil, err
+					}
+					if bytes.Contains(src, []byte("\n//go:build ")) || bytes.HasPrefix(src, []byte("//go:build ")) {
+						specific = true
+					}
+				}
+			}
+		}
+		if specific {
+			arch = append(arch, "./"+u.Dir())
+		} else {
+			portable = append(portable, "./"+u.Dir())
+		}
+	}
+	return arch, portable, nil
+}
+
 // NewEnv prepares a temporary folder and the reference overlay.
 func NewEnv(r workbook.Repo, staticcheck string) (*Env, error) {
 	tmp, err := os.MkdirTemp("", "forge-ci-")
