@@ -28,7 +28,9 @@ import (
 // Each model runs twice: with a float32 KV cache against llama.cpp's
 // recording with one (llamacpp-models.json), and with an F16 cache,
 // llm's default, against llama.cpp's recording with its F16 cache
-// (llamacpp-f16cache.json).
+// (llamacpp-f16cache.json). With the F16 cache it runs twice more, with
+// speculative decoding (--lookup, and --model-draft with itself as the
+// draft), which must give the same tokens.
 func TestConformanceGreedy(t *testing.T) {
 	tinyModel(t) // skips on unwritten units
 	for _, c := range []struct{ cache, record string }{{"f32", "llamacpp-models.json"}, {"f16", "llamacpp-f16cache.json"}} {
@@ -117,6 +119,18 @@ func conformanceGreedy(t *testing.T, cache, record string) {
 				}
 			}
 			t.Logf("%s, %s cache: the first %d of %d greedy tokens are llama.cpp's", spec.Name, cache, same, len(r.Greedy))
+			if cache != "f16" {
+				return
+			}
+			// Speculative decoding changes the passes, not the tokens: with
+			// prompt lookup and with the model drafting for itself.
+			for _, flags := range [][]string{{"--lookup"}, {"--model-draft", path, "--draft-max", "4"}} {
+				args := append([]string{"run", "-m", path, "--temp", "0", "--json", "-n", fmt.Sprint(unit10.ConformanceSteps), "-p", unit10.ConformancePrompt}, flags...)
+				spec := decodeJSON[runJSON](t, ok(t, args...))
+				if fmt.Sprint(spec.Tokens) != fmt.Sprint(got.Tokens) {
+					t.Errorf("llm run %v --temp 0: tokens\n %v\nwithout a drafter\n %v", flags, spec.Tokens, got.Tokens)
+				}
+			}
 		})
 	}
 }
