@@ -103,10 +103,11 @@ func (m *QMatrix) MulT(p *unit03.Pool, y, x unit03.Mat) {
 	// The packed kernels take four rows at a time; a last two or three go
 	// through the four-row kernel too (rows16), on padding rows whose
 	// results are dropped: a pass of two or three tokens (a speculative
-	// draft's, unit12) then reads each weight once, not once a row.
+	// draft's, unit12) then reads each weight once, not once a row. The
+	// activations are padded to a multiple of four rows for that.
 	rows := x.Rows
-	if packed && rows%4 >= 2 {
-		rows += 4 - rows%4
+	if packed {
+		rows = (rows + 3) / 4 * 4
 	}
 	buf := buffers.get()
 	defer buffers.put(buf)
