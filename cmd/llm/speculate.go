@@ -21,11 +21,12 @@ type specOptions struct {
 	draftMax, draftMin int
 }
 
-// defaultDraftMax is γ without --draft-max: 3, where unit12's boss
-// measured the best speed-up (an F16 TinyLlama-shaped model drafted for by
-// its Q4_0 copy, α ≈ 0.75–0.85, on Zen 4: ×1.39–1.49, against ×1.36 at 2
-// and ×1.32–1.50 at 4 and less beyond, where a pass of γ+1 tokens costs
-// more than one decode step). llama.cpp's default is 16, with a cut-off
+// defaultDraftMax is γ without --draft-max: 3, where unit12's measurements
+// (BenchmarkMeasure12_Gamma: an F16 TinyLlama-shaped target drafted for by
+// its Q4_0 copy, α ≈ 0.87, on Zen 4) put the speed-up near its best,
+// ×1.56–1.73, while a pass of γ+1 tokens still costs about one decode
+// step; longer drafts gain no more there, and a draft that goes wrong
+// early wastes more. llama.cpp's default is 16, with a cut-off
 // (--draft-p-min) that ends a draft when the draft model is unsure.
 const defaultDraftMax = 3
 
