@@ -10,7 +10,7 @@ import (
 
 // BenchmarkMeasure12_Gamma is the boss's measurement for γ = 2, 3, 4, 6
 // and 8 at temperatures 0 and 0.8, three rounds each, and logs the medians:
-// the γ table of 12.5. It takes about five minutes.
+// the γ table of 12.5. It takes about four minutes.
 func BenchmarkMeasure12_Gamma(b *testing.B) {
 	target, draft := bossModels(b)
 	for b.Loop() {
