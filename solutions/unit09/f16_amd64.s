@@ -97,28 +97,33 @@ done:
 	ADDQ       $128, SI ; \
 	DECQ       CX
 
-// HSUM4_512 adds the even and odd sums, folds each row's sixteen lanes to
-// eight, and adds neighbours across the rows (VHADDPS) until X0 holds
-// [s0, s1, s2, s3], stored at (DX).
-#define HSUM4_512 \
-	VADDPS        Z20, Z16, Z16 ; \
-	VADDPS        Z21, Z17, Z17 ; \
-	VADDPS        Z22, Z18, Z18 ; \
-	VADDPS        Z23, Z19, Z19 ; \
-	VEXTRACTF64X4 $1, Z16, Y0 ; \
-	VADDPS        Y0, Y16, Y0 ; \
-	VEXTRACTF64X4 $1, Z17, Y1 ; \
-	VADDPS        Y1, Y17, Y1 ; \
-	VEXTRACTF64X4 $1, Z18, Y2 ; \
-	VADDPS        Y2, Y18, Y2 ; \
-	VEXTRACTF64X4 $1, Z19, Y3 ; \
-	VADDPS        Y3, Y19, Y3 ; \
+// HSUM4R adds four rows' even and odd sums (e0…e3, o0…o3; y0…y3 the
+// lower halves of e0…e3), folds each row's sixteen lanes to eight, and
+// adds neighbours across the rows (VHADDPS) until X0 holds
+// [s0, s1, s2, s3], stored at off(DX). The 4×3 kernel folds each of its
+// activation rows this way, so its sums are dot4's bit for bit.
+#define HSUM4R(e0, e1, e2, e3, o0, o1, o2, o3, y0, y1, y2, y3, off) \
+	VADDPS        o0, e0, e0 ; \
+	VADDPS        o1, e1, e1 ; \
+	VADDPS        o2, e2, e2 ; \
+	VADDPS        o3, e3, e3 ; \
+	VEXTRACTF64X4 $1, e0, Y0 ; \
+	VADDPS        Y0, y0, Y0 ; \
+	VEXTRACTF64X4 $1, e1, Y1 ; \
+	VADDPS        Y1, y1, Y1 ; \
+	VEXTRACTF64X4 $1, e2, Y2 ; \
+	VADDPS        Y2, y2, Y2 ; \
+	VEXTRACTF64X4 $1, e3, Y3 ; \
+	VADDPS        Y3, y3, Y3 ; \
 	VHADDPS       Y1, Y0, Y0 ; \
 	VHADDPS       Y3, Y2, Y2 ; \
 	VHADDPS       Y2, Y0, Y0 ; \
 	VEXTRACTF128  $1, Y0, X1 ; \
 	VADDPS        X1, X0, X0 ; \
-	VMOVUPS       X0, (DX)
+	VMOVUPS       X0, off(DX)
+
+// HSUM4_512 is HSUM4R for the 4-row kernels' sums, Z16–Z19 and Z20–Z23.
+#define HSUM4_512 HSUM4R(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Y16, Y17, Y18, Y19, 0)
 
 // HSUM1_512 adds the sums of one row (Z16, Z20) into X0.
 #define HSUM1_512 \
@@ -175,27 +180,6 @@ f16z4_loop:
 	VFMADD231PS a, Z1, s1 ; \
 	VFMADD231PS a, Z2, s2 ; \
 	VFMADD231PS a, Z3, s3
-
-// HSUM4R is HSUM4_512 for the sums of one activation row, stored at off(DX).
-#define HSUM4R(e0, e1, e2, e3, o0, o1, o2, o3, y0, y1, y2, y3, off) \
-	VADDPS        o0, e0, e0 ; \
-	VADDPS        o1, e1, e1 ; \
-	VADDPS        o2, e2, e2 ; \
-	VADDPS        o3, e3, e3 ; \
-	VEXTRACTF64X4 $1, e0, Y0 ; \
-	VADDPS        Y0, y0, Y0 ; \
-	VEXTRACTF64X4 $1, e1, Y1 ; \
-	VADDPS        Y1, y1, Y1 ; \
-	VEXTRACTF64X4 $1, e2, Y2 ; \
-	VADDPS        Y2, y2, Y2 ; \
-	VEXTRACTF64X4 $1, e3, Y3 ; \
-	VADDPS        Y3, y3, Y3 ; \
-	VHADDPS       Y1, Y0, Y0 ; \
-	VHADDPS       Y3, Y2, Y2 ; \
-	VHADDPS       Y2, Y0, Y0 ; \
-	VEXTRACTF128  $1, Y0, X1 ; \
-	VADDPS        X1, X0, X0 ; \
-	VMOVUPS       X0, off(DX)
 
 // func dot4x3F16AVX512(w0, w1, w2, w3 *byte, a0, a1, a2 *float32, n int, out *[12]float32)
 // n ≥ 1 steps of 32 elements; out[4r+i] = row i · activation row r.
