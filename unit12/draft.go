@@ -47,3 +47,14 @@ func (d *ModelDrafter) Vocab() int {
 func (d *ModelDrafter) Draft(history []int, n int) ([]int, [][]float64, error) {
 	panic("TODO(12.3): write ModelDrafter.Draft, see docs/unit12.md")
 }
+
+// Prime runs history, but its last token, through the draft model, so
+// that the first Draft after history has only that token to run: a
+// Speculator primes its drafter with the prompt while the target prefills
+// it. What the cache already shares with history is kept. A history of
+// fewer than 2 tokens, or one that does not fit in the draft model's
+// context, leaves nothing to do. A history token outside the vocabulary is
+// an error wrapping unit00.ErrInvalid.
+func (d *ModelDrafter) Prime(history []int) error {
+	panic("TODO(12.3): write ModelDrafter.Prime, see docs/unit12.md")
+}

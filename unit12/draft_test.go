@@ -154,6 +154,48 @@ func TestC12_3_DraftContext(t *testing.T) {
 	}
 }
 
+// TestC12_3_Prime: Prime runs a history but its last token through the
+// draft model, keeping what the cache already shares with it, and the
+// first draft after it is what greedy decoding gives from scratch. Too
+// short a history, or one that does not fit, leaves the cache alone.
+func TestC12_3_Prime(t *testing.T) {
+	c := tinyConfig(64, 12)
+	d := newDrafter(t, c, 7, greedyParams())
+	prime := func(what string, history []int, want int) {
+		t.Helper()
+		if err := d.Prime(history); err != nil || d.s.Len() != want {
+			t.Fatalf("%s: Prime(%v): %v, and the draft's cache holds %d positions; want no error and %d", what, history, err, d.s.Len(), want)
+		}
+		n := min(3, c.MaxSeq-len(history)+1)
+		got, _, err := d.Draft(history, n)
+		want2 := plainGreedy(t, newSession(t, c, 7), history, n)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want2) {
+			t.Fatalf("%s: Draft(%v, %d) after Prime: %v, %v; want %v, what greedy decoding gives from scratch", what, history, n, got, err, want2)
+		}
+	}
+	text := []int{3, 1, 4, 1, 5}
+	prime("a fresh drafter", text, 4)
+	prime("a text of 2 tokens", []int{2, 7}, 1)
+	untouched := func(what string, history []int) {
+		t.Helper()
+		held := d.s.Len()
+		if err := d.Prime(history); err != nil || d.s.Len() != held {
+			t.Fatalf("%s: Prime(%v): %v, and the draft's cache holds %d positions; want no error and the %d it held, untouched", what, history, err, d.s.Len(), held)
+		}
+	}
+	untouched("a text of 1 token", []int{2})
+	untouched("no text", nil)
+	prime("a branch that shares the first two tokens", []int{3, 1, 2, 7, 7}, 4)
+	full := []int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}
+	prime("a text that fills the draft context of 12 exactly", full, 11)
+	untouched("a text of 13 tokens, more than the context of 12", append(slices.Clone(full), 9))
+	if err := d.Prime([]int{1, 2, c.Vocab, 4}); !errors.Is(err, unit00.ErrInvalid) {
+		t.Fatalf("Prime with token %d, outside the vocabulary: %v; want an error wrapping unit00.ErrInvalid", c.Vocab, err)
+	}
+	d.s.Reset()
+	prime("after an error, and a reset behind the drafter's back", text, 4)
+}
+
 func toOracle(p unit11.Params) oracle.SamplingParams {
 	return oracle.SamplingParams{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, MinP: p.MinP,
 		RepeatPenalty: p.RepeatPenalty, FrequencyPenalty: p.FrequencyPenalty, PresencePenalty: p.PresencePenalty,

@@ -511,3 +511,51 @@ func TestC12_3_PenaltiesSeeTheDraft(t *testing.T) {
 		}
 	}
 }
+
+// primingDrafter is a fixedDrafter that is a Primer: it notes each call,
+// in order, and fails Prime with err if set.
+type primingDrafter struct {
+	fixedDrafter
+	calls    []string
+	primeErr error
+}
+
+func (p *primingDrafter) Prime(prompt []int) error {
+	p.calls = append(p.calls, fmt.Sprint("prime ", prompt))
+	return p.primeErr
+}
+
+func (p *primingDrafter) Draft(history []int, n int) ([]int, [][]float64, error) {
+	p.calls = append(p.calls, "draft")
+	return p.fixedDrafter.Draft(history, n)
+}
+
+// TestC12_3_Primes: Generate primes a drafter that is a Primer with the
+// prompt, once, before its first draft, every call; a failing Prime ends
+// the call with its error before any token.
+func TestC12_3_Primes(t *testing.T) {
+	c := tinyConfig(64, 32)
+	smp := newSampler(t, c.Vocab, greedyParams())
+	s := newSession(t, c, 5)
+	d := &primingDrafter{fixedDrafter: fixedDrafter{t: t, vocab: c.Vocab, tokens: []int{1, 2}}}
+	sp := newSpeculator(t, s, smp, d)
+	for _, prompt := range [][]int{{4, 5, 6}, {7}} {
+		d.calls = nil
+		s.Reset()
+		res, err := sp.Generate(context.Background(), prompt, Options{Draft: 2, Options: unit11.Options{MaxTokens: 5}})
+		if err != nil || len(res.Tokens) != 5 {
+			t.Fatalf("Generate of 5 tokens after %v with a priming drafter: %v, %v", prompt, res.Tokens, err)
+		}
+		if want := fmt.Sprint("prime ", prompt); len(d.calls) < 2 || d.calls[0] != want || slices.Contains(d.calls[1:], want) {
+			t.Fatalf("Generate after %v called its drafter %q; want one %q, first, then drafts", prompt, d.calls, want)
+		}
+	}
+	boom := errors.New("boom")
+	d.primeErr = boom
+	s.Reset()
+	d.calls = nil
+	res, err := sp.Generate(context.Background(), []int{4, 5, 6}, Options{Draft: 2})
+	if !errors.Is(err, boom) || len(res.Tokens) != 0 || slices.Contains(d.calls, "draft") {
+		t.Fatalf("Generate with a drafter whose Prime fails: %v, tokens %v, drafter calls %q; want its error, wrapped, before any draft or token", err, res.Tokens, d.calls)
+	}
+}

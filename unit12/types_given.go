@@ -31,6 +31,17 @@ type Drafter interface {
 	Draft(history []int, n int) (tokens []int, q [][]float64, err error)
 }
 
+// A Primer is a Drafter with work to do on the prompt before its first
+// draft: a draft model runs the prompt through its own cache. Generate
+// primes a drafter that is a Primer with the prompt right after the
+// target's prefill, so that the time counts as the prompt's, as the
+// target's own prefill does, and not as the first generated token's.
+type Primer interface {
+	// Prime prepares the drafter for a first Draft after prompt. An error
+	// ends the generation before any token.
+	Prime(prompt []int) error
+}
+
 // Options bound a speculative generation: unit11's bounds, and how many
 // tokens a drafter may propose for one target pass.
 type Options struct {

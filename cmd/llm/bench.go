@@ -344,8 +344,9 @@ func (b *bencher) run(t benchTest) (time.Duration, error) {
 
 // speculate runs a speculative test once: t.n tokens of greedy
 // speculative decoding after the test's prefix, on a fresh cache and a
-// fresh drafter (the prefix is not timed; the drafter's catching up with
-// it in the first pass is), and adds its drafter's counts to b.counts.
+// fresh drafter (the prefix is not timed: neither the target's prefill of
+// it nor a draft model's, which Generate does when it primes the drafter),
+// and adds its drafter's counts to b.counts.
 func (b *bencher) speculate(t benchTest) (time.Duration, error) {
 	d, err := b.newDrafter()
 	if err != nil {

@@ -85,6 +85,21 @@ func (d *ModelDrafter) Draft(history []int, n int) ([]int, [][]float64, error) {
 	return d.toks, d.q[:n], nil
 }
 
+// Prime runs history, but its last token, through the draft model, so
+// that the first Draft after history has only that token to run: a
+// Speculator primes its drafter with the prompt while the target prefills
+// it. What the cache already shares with history is kept. A history of
+// fewer than 2 tokens, or one that does not fit in the draft model's
+// context, leaves nothing to do. A history token outside the vocabulary is
+// an error wrapping unit00.ErrInvalid.
+func (d *ModelDrafter) Prime(history []int) error {
+	if len(history) < 2 || len(history) > d.s.Cache.Cap() {
+		return nil
+	}
+	_, err := d.catchUp(history[:len(history)-1])
+	return err
+}
+
 // catchUp brings the cache to history: it keeps the longest prefix of
 // what the cache holds that history shares, less at least the last token
 // of history, whose logits the first draft needs, and runs the rest.

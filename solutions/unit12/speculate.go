@@ -62,7 +62,9 @@ func NewSpeculator(s *unit07.Session, smp *unit11.Sampler, d Drafter, maxDraft i
 // ctx being canceled, with the same errors and stop reasons: a prompt
 // that does not fit is an error wrapping unit07.ErrContextFull. The prompt's
 // last token goes through the target in the first verification pass, with
-// the first draft, so every generated token comes from the rule.
+// the first draft, so every generated token comes from the rule. A
+// drafter that is a Primer is primed with the prompt after that prefill,
+// inside PromptTime; its error ends the call before any token.
 //
 // On return the session holds the prompt and the generated tokens, or all
 // of them but the last; the counts in the Result say how the drafter did.
@@ -75,9 +77,15 @@ func (sp *Speculator) Generate(ctx context.Context, prompt []int, opt Options) (
 	}
 	base, start := sp.s.Len(), time.Now()
 	err := prefill(ctx, sp.s, prompt[:len(prompt)-1])
-	res.PromptTime = time.Since(start)
 	if err != nil { // the prompt was checked: only ctx can stop its prefill
 		res.Stop = unit11.StopCanceled
+	} else if p, ok := sp.d.(Primer); ok {
+		if err = p.Prime(prompt); err != nil {
+			err = fmt.Errorf("speculate: priming the drafter with the prompt: %w", err)
+		}
+	}
+	res.PromptTime = time.Since(start)
+	if err != nil {
 		return res, err
 	}
 	start = time.Now()
