@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/llmforge/forge/testkit/testmodel"
 	"github.com/llmforge/forge/unit01"
@@ -79,15 +80,14 @@ func confidentPair(c unit05.Config, favourite float64, p *unit03.Pool) (target, 
 	return target, draft, err
 }
 
-// plainRun generates n tokens with the model alone, unit11's loop, and
-// returns them with the seconds a token took after the prompt.
-func plainRun(tb testing.TB, m *unit05.Model, prompt []int, n int, p unit11.Params) ([]int, float64) {
+// plainRun generates n tokens with the model alone, unit11's loop.
+func plainRun(tb testing.TB, m *unit05.Model, prompt []int, n int, p unit11.Params) []int {
 	tb.Helper()
 	res, err := unit11.Generate(context.Background(), unit07.NewSession(m), newSampler(tb, m.Config.Vocab, p), prompt, unit11.Options{MaxTokens: n})
 	if err != nil || len(res.Tokens) != n {
 		tb.Fatalf("plain decoding of %d tokens: %d tokens, %v", n, len(res.Tokens), err)
 	}
-	return res.Tokens, res.GenTime.Seconds() / float64(n)
+	return res.Tokens
 }
 
 // specRun generates n tokens speculatively, γ drafted a pass.
@@ -131,7 +131,7 @@ func predicted(alpha float64, gamma int, c float64) float64 {
 // paragraph again. Prompt lookup finds it in the prompt.
 func lookupPrompt(tb testing.TB, target *unit05.Model, seed []int, n int) []int {
 	tb.Helper()
-	paragraph, _ := plainRun(tb, target, seed, n, greedyParams())
+	paragraph := plainRun(tb, target, seed, n, greedyParams())
 	return slices.Concat(seed, paragraph, seed)
 }
 
@@ -165,7 +165,7 @@ func lookupRun(tb testing.TB, n int) (res Result, want []int) {
 	tb.Helper()
 	target, _, seed := smallPair(tb, 8)
 	prompt := lookupPrompt(tb, target, seed, 48)
-	want, _ = plainRun(tb, target, prompt, n, greedyParams())
+	want = plainRun(tb, target, prompt, n, greedyParams())
 	l, err := NewLookup(target.Config.Vocab, 2, 4)
 	if err != nil {
 		tb.Fatal(err)
@@ -180,7 +180,7 @@ func lookupRun(tb testing.TB, n int) (res Result, want []int) {
 // paragraph at 1.5 tokens a target pass or more.
 func TestBoss12_DraftAndVerify(t *testing.T) {
 	target, draft, seed := smallPair(t, 4)
-	want, _ := plainRun(t, target, seed, 64, greedyParams())
+	want := plainRun(t, target, seed, 64, greedyParams())
 	for _, gamma := range []int{bossGamma, 3, 6} {
 		res := specRun(t, target, modelDrafter(t, draft, gamma, greedyParams()), seed, 64, gamma, greedyParams())
 		if fmt.Sprint(res.Tokens) != fmt.Sprint(want) {
@@ -201,19 +201,62 @@ type bossFigures struct {
 	speedup, alpha, c, predicted float64
 }
 
-// measure times, back to back at one temperature, the target decoding n
-// tokens alone, the draft decoding n tokens alone, and speculative
-// decoding of n tokens with γ: one round, whose ratios are the figures (a
-// busy neighbour slows all three). The benchmark's repetitions give the
-// medians.
+// measure runs, at one temperature, one speculative generation of n
+// tokens with γ and, inside it, plain decoding of the same text by the
+// target and by the draft, each on a session of its own: after each token
+// the speculative run yields, OnToken samples each plain decoder's next
+// token and feeds it the speculative run's (what a token costs does not
+// depend on which token it is). So the three decoders are timed in the
+// same seconds, pass by pass, and a neighbour's load, which on a shared
+// machine moves a decode step's time by 10% from one second to the next,
+// weighs on all three alike. The speculative run's time is its GenTime
+// less the time spent in OnToken; a plain decoder's time per token is one
+// step and one sample.
 func measure(b *testing.B, target, draft *unit05.Model, gamma, n int, temp float64, seed uint64) bossFigures {
 	p := unit11.DefaultParams()
 	p.Temperature, p.Seed = temp, seed
-	_, tTarget := plainRun(b, target, bossPrompt, n, p)
-	_, tDraft := plainRun(b, draft, bossPrompt, n, p)
-	res := specRun(b, target, modelDrafter(b, draft, gamma, p), bossPrompt, n, gamma, p)
-	tSpec := res.GenTime.Seconds() / float64(n)
-	f := bossFigures{speedup: tTarget / tSpec, c: tDraft / tTarget, alpha: res.AcceptanceRate()}
+	type plainDecoder struct {
+		s      *unit07.Session
+		smp    *unit11.Sampler
+		logits []float32
+		took   time.Duration
+	}
+	var plain [2]plainDecoder // the target's and the draft's
+	for i, m := range []*unit05.Model{target, draft} {
+		d := &plain[i]
+		d.s, d.smp = unit07.NewSession(m), newSampler(b, m.Config.Vocab, p)
+		var err error
+		if d.logits, err = d.s.Prefill(bossPrompt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	history := slices.Clone(bossPrompt)
+	step := func(tok int) bool {
+		for i := range plain {
+			d := &plain[i]
+			start := time.Now()
+			_, err := d.smp.Sample(d.logits, history)
+			if err == nil {
+				d.logits, err = d.s.Step(tok)
+			}
+			d.took += time.Since(start)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		history = append(history, tok)
+		return true
+	}
+	sp, err := NewSpeculator(unit07.NewSession(target), newSampler(b, target.Config.Vocab, p), modelDrafter(b, draft, gamma, p), gamma)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := sp.Generate(context.Background(), bossPrompt, Options{Options: unit11.Options{MaxTokens: n, OnToken: step}, Draft: gamma})
+	if err != nil || len(res.Tokens) != n {
+		b.Fatalf("speculative decoding of %d tokens (γ = %d): %d tokens, %v", n, gamma, len(res.Tokens), err)
+	}
+	tSpec := (res.GenTime - plain[0].took - plain[1].took).Seconds()
+	f := bossFigures{speedup: plain[0].took.Seconds() / tSpec, c: plain[1].took.Seconds() / plain[0].took.Seconds(), alpha: res.AcceptanceRate()}
 	f.predicted = predicted(f.alpha, gamma, f.c)
 	return f
 }
@@ -223,7 +266,7 @@ var bossRuns uint64
 
 func BenchmarkBoss12_DraftAndVerify(b *testing.B) {
 	target, draft := bossModels(b)
-	n := 48
+	n := 64
 	if testing.Short() {
 		n = 32
 	}

@@ -19,7 +19,7 @@ func BenchmarkMeasure12_Gamma(b *testing.B) {
 		for _, temp := range []float64{0, 0.8} {
 			var fs []bossFigures
 			for r := range 3 {
-				fs = append(fs, measure(b, target, draft, gamma, 48, temp, uint64(200+r)))
+				fs = append(fs, measure(b, target, draft, gamma, 64, temp, uint64(200+r)))
 			}
 			med := func(get func(bossFigures) float64) float64 {
 				v := make([]float64, len(fs))
