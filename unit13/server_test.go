@@ -3,6 +3,7 @@ package unit13
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -213,6 +214,83 @@ func TestC13_4_Cancel(t *testing.T) {
 	s.waitFreed("after the client went away")
 	body := get(t, s.http.URL+"/metrics")
 	require.Contains(t, body, `forge_requests_finished_total{reason="canceled"} 1`, "a request whose client went away ends canceled, not at its max_tokens")
+}
+
+// brokenWriter is a ResponseWriter for a client that goes away: its
+// failAt-th write (or, with failFlush, its failAt-th flush) fails, and so
+// does everything after it, which it counts: a server must try nothing
+// more once a write or a flush has failed.
+type brokenWriter struct {
+	header            http.Header
+	failAt            int
+	failFlush, failed bool
+	writes, flushes   int
+	after             int // writes and flushes tried after the failure
+}
+
+var errClientGone = errors.New("the client went away")
+
+func (w *brokenWriter) Header() http.Header { return w.header }
+func (w *brokenWriter) WriteHeader(int)     {}
+
+func (w *brokenWriter) Write(p []byte) (int, error) {
+	if w.failed {
+		w.after++
+		return 0, errClientGone
+	}
+	w.writes++
+	if !w.failFlush && w.writes == w.failAt {
+		w.failed = true
+		return 0, errClientGone
+	}
+	return len(p), nil
+}
+
+func (w *brokenWriter) FlushError() error {
+	if w.failed {
+		w.after++
+		return errClientGone
+	}
+	w.flushes++
+	if w.failFlush && w.flushes == w.failAt {
+		w.failed = true
+		return errClientGone
+	}
+	return nil
+}
+
+// TestC13_4_WriteFailure: a stream whose write or flush fails, at every
+// event in turn (the first, a token's, the last token's, the finish and
+// usage events, "[DONE]"), ends there: nothing more is written or flushed,
+// the handler returns, and every block comes back.
+func TestC13_4_WriteFailure(t *testing.T) {
+	s := newServed(t, ServerOptions{})
+	body := `{"model":"forge","prompt":"The sea","max_tokens":4,"temperature":0,"stream":true,"stream_options":{"include_usage":true}}`
+	for _, failFlush := range []bool{false, true} {
+		for failAt := 1; failAt <= 9; failAt++ {
+			what := fmt.Sprintf("write %d fails", failAt)
+			if failFlush {
+				what = fmt.Sprintf("flush %d fails", failAt)
+			}
+			w := &brokenWriter{header: http.Header{}, failAt: failAt, failFlush: failFlush}
+			req := httptest.NewRequest(http.MethodPost, "/v1/completions", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				s.srv.Handler().ServeHTTP(w, req)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("a stream of 4 tokens whose %s: the handler has not returned after 10 s", what)
+			}
+			if w.after != 0 {
+				t.Fatalf("a stream of 4 tokens whose %s: the server tried %d more writes or flushes after it; want none: a failed write means the client is gone", what, w.after)
+			}
+			s.waitFreed("after a stream whose " + what)
+		}
+	}
 }
 
 // TestC13_4_StreamFormat: a streamed answer read as raw bytes: events of
