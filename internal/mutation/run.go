@@ -333,8 +333,14 @@ func Run(ctx context.Context, opt Options) (*UnitReport, error) {
 	for inFlight > 0 {
 		collect()
 	}
+	if err := g.err(); err != nil {
+		return nil, err
+	}
 	if opt.OtherBuilds {
 		if err := regradeSurvivors(ctx, opt, rep, g, srcs, fileTags, env); err != nil {
+			return nil, err
+		}
+		if err := g.err(); err != nil {
 			return nil, err
 		}
 	}
@@ -629,17 +635,51 @@ type grader struct {
 	tmp   string
 	short bool
 	n     atomic.Int64
+	// broken is the first failure of the machine rather than of a
+	// mutant (see machineFailure): once set, verdicts mean nothing.
+	broken atomic.Pointer[string]
+}
+
+// machineFailures are what go and the test binaries print when the
+// machine, not the mutant, failed: a full disk turns every later build
+// into "not compiling" and every test that writes a file into "killed",
+// and a run that went on would report a score that is not the tests'.
+var machineFailures = []string{"no space left on device", "disk quota exceeded", "cannot allocate memory", "too many open files", "read-only file system"}
+
+// machineFailure reports whether out shows one of machineFailures, and
+// records the first such line in g.broken.
+func (g *grader) machineFailure(out string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		for _, f := range machineFailures {
+			if strings.Contains(l, f) {
+				l = strings.TrimSpace(l)
+				g.broken.CompareAndSwap(nil, &l)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// err is the error that ends a run whose machine failed, or nil.
+func (g *grader) err() error {
+	if l := g.broken.Load(); l != nil {
+		return fmt.Errorf("mutation: the machine failed while grading %s (%q): its verdicts are not the tests'; free the resource and run again", g.unit, *l)
+	}
+	return nil
 }
 
 func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags string, e *tagEnv) (Status, string) {
 	dir := filepath.Join(g.tmp, "m"+strconv.FormatInt(g.n.Add(1), 10))
 	if err := os.Mkdir(dir, 0o755); err != nil {
+		g.machineFailure(err.Error())
 		return NotCompiling, err.Error()
 	}
 	defer os.RemoveAll(dir)
 	name := baseName(m.File)
 	file := filepath.Join(dir, name)
 	if err := os.WriteFile(file, mutated, 0o644); err != nil {
+		g.machineFailure(err.Error())
 		return NotCompiling, err.Error()
 	}
 	ov := overlay.Overlay{Replace: make(map[string]string, len(g.base.Replace)+1)}
@@ -653,6 +693,7 @@ func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags strin
 	}
 	ovPath := filepath.Join(dir, "overlay.json")
 	if err := os.WriteFile(ovPath, data, 0o644); err != nil {
+		g.machineFailure(err.Error())
 		return NotCompiling, err.Error()
 	}
 	bin := filepath.Join(dir, "m.test")
@@ -660,6 +701,7 @@ func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags strin
 	// cost, and neither changes what the tests see (panics still name
 	// file:line from the pc tables). Measured on unit09: 1.40 s to 1.24 s.
 	if out, err := goCmd(ctx, g.repo.Root, "test", "-c", "-vet=off", "-ldflags=-s -w", "-o", bin, "-overlay", ovPath, "-tags", goTags(tags), "./"+g.unit.Dir()); err != nil {
+		g.machineFailure(out)
 		return NotCompiling, firstLine(out)
 	}
 	args := []string{"-test.count=1", "-test.failfast", "-test.timeout=" + e.timeout.String()}
@@ -678,6 +720,8 @@ func (g *grader) grade(ctx context.Context, m Mutant, mutated []byte, tags strin
 	switch {
 	case err == nil:
 		return Survived, ""
+	case g.machineFailure(string(out)):
+		return Killed, firstLine(string(out))
 	case rctx.Err() != nil && ctx.Err() == nil,
 		bytes.Contains(out, []byte("panic: test timed out after")):
 		return Timeout, fmt.Sprintf("ran past %v", e.timeout)

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/llmforge/forge/internal/workbook"
 )
 
@@ -173,4 +176,25 @@ func TestRunOtherBuilds(t *testing.T) {
 		return
 	}
 	t.Fatalf("no mutant %q", key)
+}
+
+// TestMachineFailure: a full disk (or another failure of the machine) in a
+// build or a test's output ends the run with an error naming it, instead
+// of counting the mutant as not compiling or killed.
+func TestMachineFailure(t *testing.T) {
+	var g grader
+	require.NoError(t, g.err(), "a fresh grader")
+	assert.False(t, g.machineFailure("--- FAIL: TestC0_1_Clamp (0.00s)\n    clamp_test.go:12: got 3, want 4"), "a failing test is the mutant's doing")
+	assert.False(t, g.machineFailure("./clamp.go:7:2: undefined: x"), "a compile error is the mutant's doing")
+	require.NoError(t, g.err())
+	out := "# github.com/llmforge/forge/unit00\nwrite /tmp/go-build/b001/_pkg_.a: no space left on device\n"
+	assert.True(t, g.machineFailure(out))
+	assert.True(t, g.machineFailure("open /tmp/x: too many open files"), "a second failure is still one")
+	err := g.err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "write /tmp/go-build/b001/_pkg_.a: no space left on device", "the error names the first failure")
+	for _, f := range machineFailures {
+		var h grader
+		assert.True(t, h.machineFailure("x: "+f), f)
+	}
 }
