@@ -20,6 +20,9 @@ type LlamaConfig struct {
 	// NeoX selects RoPE pairs (i, i+HeadDim/2) (Qwen2, "NEOX"); false:
 	// adjacent pairs (2i, 2i+1) (GGUF llama, "NORM").
 	NeoX bool
+	// RopeFactors, when not nil, divides pair i's angle by RopeFactors[i]
+	// (HeadDim/2 of them): Llama 3's frequency factors, GGUF's rope_freqs.
+	RopeFactors []float64
 }
 
 // LlamaLayer holds one block's weights, row-major [out, in] as GGUF stores
@@ -52,12 +55,26 @@ type LlamaWeights struct {
 // Pairs are (x[2i], x[2i+1]) when !neox ("NORM", GGUF llama) and
 // (x[i], x[i+HeadDim/2]) when neox ("NEOX", Qwen2 and HF rotate_half).
 func Rope(x []float64, pos int, base float64, neox bool) {
+	RopeFactors(x, pos, base, neox, nil)
+}
+
+// RopeFactors is Rope with pair i's angle divided by factors[i]: θ_i =
+// pos · base^(−2i/HeadDim) / factors[i], as llama.cpp applies a Llama 3
+// model's rope_freqs tensor. factors nil is Rope; otherwise it must hold
+// HeadDim/2 values.
+func RopeFactors(x []float64, pos int, base float64, neox bool, factors []float64) {
 	hd := len(x)
 	if hd%2 != 0 {
 		panic(fmt.Sprintf("oracle.Rope: head dimension %d is odd", hd))
 	}
+	if factors != nil && len(factors) != hd/2 {
+		panic(fmt.Sprintf("oracle.RopeFactors: %d factors for a head of %d (want %d)", len(factors), hd, hd/2))
+	}
 	for i := 0; i < hd/2; i++ {
 		theta := float64(pos) * math.Pow(base, -2*float64(i)/float64(hd))
+		if factors != nil {
+			theta /= factors[i]
+		}
 		cos, sin := math.Cos(theta), math.Sin(theta)
 		ia, ib := 2*i, 2*i+1
 		if neox {
@@ -138,10 +155,10 @@ func LlamaForward(c LlamaConfig, w *LlamaWeights, tokens []int) [][]float64 {
 			kt := linear(l.Wk, l.Bk, x, kvDim)
 			vt := linear(l.Wv, l.Bv, x, kvDim)
 			for hh := 0; hh < c.Heads; hh++ {
-				Rope(qt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX)
+				RopeFactors(qt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX, c.RopeFactors)
 			}
 			for hh := 0; hh < c.KVHeads; hh++ {
-				Rope(kt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX)
+				RopeFactors(kt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX, c.RopeFactors)
 			}
 			q = append(q, qt...)
 			k = append(k, kt...)

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -109,6 +110,46 @@ func TestRopeHandComputed(t *testing.T) {
 		Rope(x, 1, 10000, c.neox)
 		assertNear(t, map[bool]string{false: "NORM", true: "NEOX"}[c.neox], x, c.want, 1e-15)
 	}
+}
+
+func TestRopeFactors(t *testing.T) {
+	// A factor f slows its pair f times: position f·p with every factor f
+	// is Rope at position p, and a factor of 1 changes nothing.
+	g := NewRand(4)
+	for _, neox := range []bool{false, true} {
+		x := normal(g, 8, 1)
+		for _, c := range []struct{ f, p int }{{1, 7}, {2, 5}, {32, 3}} {
+			got := append([]float64(nil), x...)
+			RopeFactors(got, c.f*c.p, 500000, neox, []float64{float64(c.f), float64(c.f), float64(c.f), float64(c.f)})
+			want := append([]float64(nil), x...)
+			Rope(want, c.p, 500000, neox)
+			assertNear(t, fmt.Sprintf("RopeFactors(all %d) at %d vs Rope at %d", c.f, c.f*c.p, c.p), got, want, 1e-13)
+		}
+		// Each pair its own factor: pair i at position 4 with factor 4 is
+		// pair i at position 1, the other pairs at position 4.
+		got := append([]float64(nil), x...)
+		RopeFactors(got, 4, 10000, neox, []float64{1, 4, 1, 1})
+		at1, at4 := append([]float64(nil), x...), append([]float64(nil), x...)
+		Rope(at1, 1, 10000, neox)
+		Rope(at4, 4, 10000, neox)
+		pair := []int{2, 3} // NORM's pair 1
+		if neox {
+			pair = []int{1, 5}
+		}
+		for i := range got {
+			want := at4[i]
+			if i == pair[0] || i == pair[1] {
+				want = at1[i]
+			}
+			assertNear(t, fmt.Sprintf("RopeFactors{1, 4, 1, 1} at 4, element %d", i), got[i:i+1], []float64{want}, 1e-13)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("RopeFactors with 3 factors for a head of 8 did not panic")
+		}
+	}()
+	RopeFactors(make([]float64, 8), 1, 10000, false, []float64{1, 1, 1})
 }
 
 func TestRopeComposes(t *testing.T) {

@@ -3,9 +3,9 @@ package unit05
 // Validate checks that the configuration describes a model this forward
 // pass can run: every size positive, HeadDim even (RoPE rotates pairs),
 // Heads a multiple of KVHeads (each key/value head serves a whole group of
-// query heads), a positive finite RopeBase and RMSEps, and a known
-// RopeStyle. The error names the first field at fault and wraps
-// unit00.ErrInvalid.
+// query heads), a positive finite RopeBase and RMSEps, a known
+// RopeStyle, and RopeFactors nil or HeadDim/2 positive finite values. The
+// error names the first field at fault and wraps unit00.ErrInvalid.
 func (c Config) Validate() error {
 	panic("TODO(5.1): write Config.Validate, see docs/unit05.md")
 }

@@ -51,6 +51,11 @@ type Config struct {
 	TiedEmbeddings bool
 	// QKVBias: the q, k and v projections add a bias (Qwen2).
 	QKVBias bool
+	// RopeFactors, when not nil, holds HeadDim/2 frequency factors: pair
+	// i's angle is divided by RopeFactors[i]. Llama 3.1 and 3.2 files
+	// carry them as the rope_freqs tensor (their long-context RoPE
+	// scaling, baked into one factor per pair).
+	RopeFactors []float32
 }
 
 // QDim is the width of all query heads together, Heads·HeadDim.

@@ -29,6 +29,12 @@ func TestC5_1_Validate(t *testing.T) {
 		{"KVHeads = Heads = 8", func(c *Config) { c.KVHeads = 8 }},
 		{"KVHeads 1", func(c *Config) { c.KVHeads = 1 }},
 		{"HeadDim 2, one layer, Vocab 1, MaxSeq 1", func(c *Config) { c.HeadDim, c.Layers, c.Vocab, c.MaxSeq = 2, 1, 1, 1 }},
+		{"RopeFactors of HeadDim/2 ones", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1) }},
+		{"RopeFactors from 1e-30 to 1e30", func(c *Config) {
+			c.RopeFactors = ropeFactors(c.HeadDim/2, 8)
+			c.RopeFactors[0], c.RopeFactors[len(c.RopeFactors)-1] = 1e-30, 1e30
+		}},
+		{"HeadDim 2 and one RopeFactor", func(c *Config) { c.HeadDim, c.RopeFactors = 2, []float32{0.5} }},
 	} {
 		c := good
 		edit.edit(&c)
@@ -64,6 +70,15 @@ func TestC5_1_Validate(t *testing.T) {
 		{"RMSEps", func(c *Config) { c.RMSEps = float32(math.Inf(1)) }},
 		{"Rope", func(c *Config) { c.Rope = 7 }},
 		{"Rope", func(c *Config) { c.Rope = -1 }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2-1, 1) }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2+1, 1) }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim, 1) }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = []float32{} }}, // empty is not nil: no factors for HeadDim/2 pairs
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 0) }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1); c.RopeFactors[c.HeadDim/2-1] = -2 }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1); c.RopeFactors[1] = float32(math.NaN()) }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1); c.RopeFactors[0] = float32(math.Inf(1)) }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1); c.RopeFactors[2] = 0 }},
 		// Two faults: the error names the first in the doc comment's order.
 		{"Dim", func(c *Config) { c.Dim, c.Rope = 0, 7 }},
 		{"HeadDim", func(c *Config) { c.HeadDim, c.RopeBase = 7, 0 }},
@@ -81,6 +96,15 @@ func TestC5_1_Validate(t *testing.T) {
 			t.Errorf("Validate(%+v) = %q, which does not name the field %s (as a word of its own: HeadDim is not Dim)", c, err, b.field)
 		}
 	}
+}
+
+// ropeFactors returns n factors, all f.
+func ropeFactors(n int, f float32) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = f
+	}
+	return out
 }
 
 // std returns the standard deviation of x around its mean.

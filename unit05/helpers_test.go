@@ -37,6 +37,10 @@ var configs = []named{
 	{"gqa-neox-tied-bias-qwen2", Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 64, RopeBase: 1000000, RMSEps: 1e-6, Rope: RopeNeox, TiedEmbeddings: true, QKVBias: true}},
 	{"mha-neox-untied-bias", Config{Dim: 48, Layers: 1, Heads: 3, KVHeads: 3, HeadDim: 16, FFN: 128, Vocab: 200, MaxSeq: 64, RopeBase: 10000, RMSEps: 1e-3, Rope: RopeNeox, QKVBias: true}}, // a large eps: the config's must be used
 	{"wide-heads-3-layers", Config{Dim: 64, Layers: 3, Heads: 4, KVHeads: 2, HeadDim: 24, FFN: 150, Vocab: 257, MaxSeq: 64, RopeBase: 10000, RMSEps: 1e-5, Rope: RopeNorm}},
+	// Llama 3.2's RoPE: a factor per pair, from 1 (the fastest pairs) to 32
+	// (the slowest), with the smooth ramp between them.
+	{"gqa-norm-llama3-rope-factors", Config{Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 64, RopeBase: 500000, RMSEps: 1e-5, Rope: RopeNorm,
+		RopeFactors: []float32{1, 1, 1, 1.5, 3.25, 9, 32, 32}}},
 }
 
 // testWeights returns weights for c drawn with the oracle's generator (not
@@ -85,8 +89,12 @@ func testWeights(c Config, seed uint64) (*Weights, *oracle.LlamaWeights) {
 
 // oracleConfig is c in the oracle's terms.
 func oracleConfig(c Config) oracle.LlamaConfig {
-	return oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
+	o := oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
 		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == RopeNeox}
+	if c.RopeFactors != nil {
+		o.RopeFactors = oracle.Float64s(c.RopeFactors)
+	}
+	return o
 }
 
 // flat concatenates the oracle's rows.

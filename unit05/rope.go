@@ -26,6 +26,15 @@ func NewRope(headDim, maxPos int, base float64, style RopeStyle) *Rope {
 	panic("TODO(5.2): write NewRope, see docs/unit05.md")
 }
 
+// NewRopeFactors is NewRope with pair i's θᵢ divided by factors[i], as
+// llama.cpp applies a Llama 3 model's rope_freqs: θᵢ =
+// base^(−2i/headDim) / factors[i]. factors nil is NewRope. It panics
+// (unit00.Check) as NewRope does, and unless factors is nil or holds
+// headDim/2 values.
+func NewRopeFactors(headDim, maxPos int, base float64, style RopeStyle, factors []float32) *Rope {
+	panic("TODO(5.2): write NewRopeFactors, see docs/unit05.md")
+}
+
 // Rotate rotates one head vector x (len headDim) in place for position pos:
 // each pair (a, b) becomes (a·cos − b·sin, a·sin + b·cos). The pairs are
 // (x[2i], x[2i+1]) for RopeNorm and (x[i], x[i+headDim/2]) for RopeNeox.

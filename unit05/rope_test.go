@@ -2,6 +2,7 @@ package unit05
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
@@ -52,6 +53,40 @@ func TestC5_2_Rope(t *testing.T) {
 	}
 	if v, panicked := oracle.Panics(func() { NewRope(8, 0, 10000, RopeNorm) }); panicked {
 		t.Errorf("NewRope(headDim 8, maxPos 0) panicked (%v): no positions is an empty table, not an error", v)
+	}
+}
+
+// TestC5_2_RopeFactors: Llama 3's frequency factors divide each pair's
+// angle: at 32, pair i turns 32 times more slowly than NewRope's.
+func TestC5_2_RopeFactors(t *testing.T) {
+	g := oracle.NewRand(55)
+	for _, style := range []RopeStyle{RopeNorm, RopeNeox} {
+		for _, hd := range []int{2, 8, 64, 128} {
+			factors := make([]float32, hd/2)
+			for i := range factors { // 1 … 32, and values between
+				factors[i] = float32(1 + 31*math.Pow(float64(i)/float64(max(1, hd/2-1)), 2) + 0.25*g.Float64())
+			}
+			const maxPos = 4096
+			r := NewRopeFactors(hd, maxPos, 500000, style, factors)
+			for _, pos := range []int{0, 1, 3, 100, 4095} {
+				x := g.Normal(hd, 0, 1)
+				want := oracle.Float64s(x)
+				oracle.RopeFactors(want, pos, 500000, style == RopeNeox, oracle.Float64s(factors))
+				r.Rotate(x, pos)
+				oracle.AssertClose(t, fmt.Sprintf("NewRopeFactors(%v, headDim %d, factors %.3g …).Rotate at position %d", style, hd, factors[:min(4, len(factors))], pos), x, want, ropeTol)
+			}
+		}
+		// No factors is NewRope, and so are factors of 1.
+		for _, factors := range [][]float32{nil, {1, 1, 1, 1}} {
+			x, y := g.Normal(8, 0, 1), make([]float32, 8)
+			copy(y, x)
+			NewRopeFactors(8, 200, 10000, style, factors).Rotate(x, 199)
+			NewRope(8, 200, 10000, style).Rotate(y, 199)
+			oracle.AssertClose(t, fmt.Sprintf("NewRopeFactors(%v, factors %v) against NewRope at position 199", style, factors), x, oracle.Float64s(y), oracle.Tol{})
+		}
+	}
+	for _, n := range []int{3, 5, 8, 0} {
+		mustPanic(t, fmt.Sprintf("NewRopeFactors(headDim 8) with %d factors (want 4)", n), func() { NewRopeFactors(8, 10, 10000, RopeNorm, make([]float32, n)) })
 	}
 }
 

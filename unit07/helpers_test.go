@@ -27,7 +27,7 @@ var configs = []struct {
 	c    unit05.Config
 }{
 	{"mha", unit05.Config{Dim: 64, Layers: 2, Heads: 4, KVHeads: 4, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 96, RopeBase: 10000, RMSEps: 1e-5, Rope: unit05.RopeNorm}},
-	{"gqa-llama3", unit05.Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 96, RopeBase: 500000, RMSEps: 1e-5, Rope: unit05.RopeNorm}},
+	{"gqa-llama3", unit05.Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 96, RopeBase: 500000, RMSEps: 1e-5, Rope: unit05.RopeNorm, RopeFactors: []float32{1, 1.5, 8, 32}}},
 	{"mqa-tied", unit05.Config{Dim: 64, Layers: 3, Heads: 4, KVHeads: 1, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 96, RopeBase: 10000, RMSEps: 1e-6, Rope: unit05.RopeNorm, TiedEmbeddings: true}},
 	{"gqa-qwen2", unit05.Config{Dim: 64, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 176, Vocab: 300, MaxSeq: 96, RopeBase: 1000000, RMSEps: 1e-6, Rope: unit05.RopeNeox, TiedEmbeddings: true, QKVBias: true}},
 }

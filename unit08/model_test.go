@@ -28,7 +28,7 @@ var models = []struct {
 	name string
 	c    unit05.Config
 }{
-	{"gqa-llama3", unit05.Config{Dim: 48, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 96, Vocab: 200, MaxSeq: 560, RopeBase: 500000, RMSEps: 1e-5, Rope: unit05.RopeNorm}},
+	{"gqa-llama3", unit05.Config{Dim: 48, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 8, FFN: 96, Vocab: 200, MaxSeq: 560, RopeBase: 500000, RMSEps: 1e-5, Rope: unit05.RopeNorm, RopeFactors: []float32{1, 1.5, 8, 32}}},
 	{"mqa-qwen2", unit05.Config{Dim: 32, Layers: 2, Heads: 4, KVHeads: 1, HeadDim: 12, FFN: 64, Vocab: 150, MaxSeq: 560, RopeBase: 1000000, RMSEps: 1e-6, Rope: unit05.RopeNeox, TiedEmbeddings: true, QKVBias: true}},
 }
 

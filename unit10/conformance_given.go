@@ -49,7 +49,19 @@ func ConformanceSpecs(vocabDir string) ([]ModelSpec, error) {
 			Matrix: unit01.Q4_K, Embed: unit01.Q6_K, LogitScale: 8, Seed: 4},
 		{Name: "forge-qwen2-spm-f16", Arch: "qwen2", Config: shape(64, 2, 4, 1, 128, false), Vocab: spm,
 			Matrix: unit01.F16, Embed: unit01.F16, Output: unit01.F16, LogitScale: 8, Seed: 5},
+		{Name: "forge-llama3-rope-gpt2-q8_0", Arch: "llama", Config: llama3Rope(shape(128, 2, 4, 2, 256, true)), Vocab: bpe,
+			Matrix: unit01.Q8_0, Embed: unit01.Q8_0, LogitScale: 8, Seed: 7},
 	}, nil
+}
+
+// llama3Rope gives c Llama 3.2's RoPE: base 500000 and a rope_freqs
+// tensor, with Llama 3's scaling rule set for a context of 32 (factor 8,
+// low and high frequency factors 1 and 4) so that the interpolated pairs
+// turn visibly within the conformance prompt's few dozen positions.
+func llama3Rope(c unit05.Config) unit05.Config {
+	c.RopeBase = 500000
+	c.RopeFactors = Llama3RopeFactors(c.HeadDim, c.RopeBase, 8, 1, 4, 32)
+	return c
 }
 
 // ConformanceMoESpecs returns the mixture-of-experts conformance models of

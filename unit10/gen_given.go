@@ -24,7 +24,7 @@ import (
 type ModelSpec struct {
 	Name   string        // general.name
 	Arch   string        // "llama", "qwen2" or "qwen2moe"
-	Config unit05.Config // the shape; Vocab comes from Vocab, MaxSeq is the context length
+	Config unit05.Config // the shape; Vocab comes from Vocab, MaxSeq is the context length; RopeFactors become rope_freqs.weight
 	// Experts makes every layer a mixture of experts (Experts.Experts > 0;
 	// required for qwen2moe, which also needs a SharedFFN): Mixtral's
 	// layout for llama, Qwen2-MoE's for qwen2moe. The routers are F32, as
@@ -231,6 +231,9 @@ func genTensors(spec ModelSpec, c unit05.Config) ([]Tensor, error) {
 		embedScale = scale
 	}
 	matrix("token_embd.weight", w.Embed, c.Vocab, c.Dim, spec.Embed, embedScale)
+	if c.RopeFactors != nil { // Llama 3's RoPE frequency factors, as its converter writes them
+		vector("rope_freqs.weight", c.RopeFactors, c.HeadDim/2)
+	}
 	for i, l := range w.Layers {
 		p := fmt.Sprintf("blk.%d.", i)
 		vector(p+"attn_norm.weight", l.AttnNorm, c.Dim)
@@ -299,4 +302,30 @@ func randomBlocks(g *rand.Rand, dt unit01.DType, data []byte) {
 			scale(o + 208)
 		}
 	}
+}
+
+// Llama3RopeFactors returns the rope_freqs a Llama 3.1 or 3.2 converter
+// writes for a head of headDim: the frequency factor of each pair under
+// Llama 3's RoPE scaling (factor, low_freq_factor, high_freq_factor and
+// original_max_position_embeddings of the model's rope_scaling). A pair
+// whose wavelength 2π/θᵢ is shorter than origContext/highFreq keeps its
+// frequency (1), one longer than origContext/lowFreq turns factor times
+// more slowly (factor), and those between are interpolated smoothly.
+func Llama3RopeFactors(headDim int, base, factor, lowFreq, highFreq float64, origContext int) []float32 {
+	ctx := float64(origContext)
+	out := make([]float32, headDim/2)
+	for i := range out {
+		theta := math.Pow(base, -2*float64(i)/float64(headDim))
+		wavelen := 2 * math.Pi / theta
+		switch {
+		case wavelen < ctx/highFreq:
+			out[i] = 1
+		case wavelen > ctx/lowFreq:
+			out[i] = float32(factor)
+		default:
+			smooth := (ctx/wavelen - lowFreq) / (highFreq - lowFreq)
+			out[i] = float32(1 / ((1-smooth)/factor + smooth))
+		}
+	}
+	return out
 }

@@ -15,6 +15,11 @@ import (
 // missing key or tensor is an error wrapping unit00.ErrInvalid that names
 // it; another architecture, or a rope.dimension_count narrower than the
 // head width (partial rotary), wraps unit00.ErrUnsupported.
+// RopeFactors are llama.cpp's: a rope_freqs.weight tensor (Llama 3.1 and
+// 3.2: HeadDim/2 positive factors) times a linear scaling factor
+// (rope.scale_linear or rope.scaling.factor; 0 or 1 is none, and
+// rope.scaling.type "none" turns it off), nil when there are neither; a
+// rope.scaling.type other than none and linear wraps ErrUnsupported.
 //
 // Values that describe no model wrap unit00.ErrInvalid and name the key
 // and its value ("head_count = 3"), checked in the order they depend on

@@ -2,6 +2,7 @@ package unit10
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -91,8 +92,8 @@ func TestC10_4_LoadConfig(t *testing.T) {
 		}
 		want := spec.Config
 		want.Vocab, want.Rope, want.QKVBias = len(spec.Vocab.Tokens), c.rope, c.arch == "qwen2"
-		if got != want {
-			t.Errorf("LoadConfig of a generated %s model:\n got  %+v\n want %+v\n(%s uses RoPE %v; qwen2 has q/k/v biases; tied when there is no output.weight)", c.arch, got, want, c.arch, c.rope)
+		if diff := gocmp.Diff(want, got); diff != "" {
+			t.Errorf("LoadConfig of a generated %s model (-want +got):\n%s(%s uses RoPE %v; qwen2 has q/k/v biases; tied when there is no output.weight)", c.arch, diff, c.arch, c.rope)
 		}
 		if got, _ := LoadConfig(f, 16); got.MaxSeq != 16 {
 			t.Errorf("LoadConfig(f, 16): MaxSeq %d, want 16", got.MaxSeq)
@@ -149,8 +150,8 @@ func TestC10_4_LoadConfigEdges(t *testing.T) {
 		want.Vocab, want.Rope, want.MaxSeq = len(spec.Vocab.Tokens), unit05.RopeNorm, 16
 		if err != nil {
 			t.Errorf("LoadConfig(f, 16) of the llama model with %s: %v; that describes a model (0 experts is a dense one; counts up to 2^31-1 are allowed)", c.name, err)
-		} else if got != want {
-			t.Errorf("LoadConfig(f, 16) of the llama model with %s:\n got  %+v\n want %+v", c.name, got, want)
+		} else if diff := gocmp.Diff(want, got); diff != "" {
+			t.Errorf("LoadConfig(f, 16) of the llama model with %s (-want +got):\n%s", c.name, diff)
 		}
 	}
 	// maxSeq 1 is a context of one position, not "use the file's".
@@ -466,5 +467,151 @@ func TestC10_4_Load(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.gguf"), 32, nil); err == nil {
 		t.Errorf("Load of a missing file returned no error")
+	}
+}
+
+// TestC10_4_RopeFactors: a Llama 3 file's rope_freqs tensor, and linear
+// RoPE scaling, become Config.RopeFactors as llama.cpp applies them.
+func TestC10_4_RopeFactors(t *testing.T) {
+	spec := tinySpec("llama", unit01.Q8_0, false)
+	half := spec.Config.HeadDim / 2
+	spec.Config.RopeFactors = make([]float32, half)
+	for i := range half { // 1 … 32, as Llama 3.2's
+		spec.Config.RopeFactors[i] = 1 + 31*float32(i*i)/float32((half-1)*(half-1))
+	}
+	withFactors := openModel(t, spec)
+	plain := openModel(t, tinySpec("llama", unit01.Q8_0, false))
+	times := func(f []float32, s float32) []float32 {
+		out := make([]float32, half)
+		for i := range out {
+			out[i] = s
+			if f != nil {
+				out[i] *= f[i]
+			}
+		}
+		return out
+	}
+	str := func(k, v string) func([]KV) []KV { return setKV(k, TypeString, v) }
+	f32 := func(k string, v float32) func([]KV) []KV { return setKV(k, TypeFloat32, v) }
+	for _, c := range []struct {
+		name string
+		file *File
+		edit func([]KV) []KV
+		want []float32
+	}{
+		{"no rope_freqs, no scaling", plain, nil, nil},
+		{"rope_freqs", withFactors, nil, spec.Config.RopeFactors},
+		{"rope.scaling.type linear, factor 4", plain, func(kvs []KV) []KV {
+			return f32("llama.rope.scaling.factor", 4)(str("llama.rope.scaling.type", "linear")(kvs))
+		}, times(nil, 4)},
+		{"rope.scaling.factor 4 (linear when no type is given)", plain, f32("llama.rope.scaling.factor", 4), times(nil, 4)},
+		{"rope.scale_linear 2 (the older key)", plain, f32("llama.rope.scale_linear", 2), times(nil, 2)},
+		{"rope.scale_linear 0 and rope.scaling.factor 3", plain, func(kvs []KV) []KV {
+			return f32("llama.rope.scale_linear", 0)(f32("llama.rope.scaling.factor", 3)(kvs))
+		}, times(nil, 3)},
+		{"rope.scaling.factor 0 (none)", plain, f32("llama.rope.scaling.factor", 0), nil},
+		{"rope.scaling.factor 1", plain, f32("llama.rope.scaling.factor", 1), nil},
+		{"rope.scaling.type none, factor 4", plain, func(kvs []KV) []KV {
+			return f32("llama.rope.scaling.factor", 4)(str("llama.rope.scaling.type", "none")(kvs))
+		}, nil},
+		{"rope_freqs and rope.scaling.factor 2", withFactors, f32("llama.rope.scaling.factor", 2), times(spec.Config.RopeFactors, 2)},
+	} {
+		f := c.file
+		if c.edit != nil {
+			f = reparse(t, f, c.edit(append([]KV(nil), f.KV...)))
+		}
+		got, err := LoadConfig(f, 0)
+		if err != nil {
+			t.Errorf("LoadConfig of a llama file with %s: %v", c.name, err)
+			continue
+		}
+		if diff := gocmp.Diff(c.want, got.RopeFactors); diff != "" {
+			t.Errorf("LoadConfig of a llama file with %s: RopeFactors (-want +got):\n%s(rope_freqs.weight holds one factor per pair; a linear scaling factor multiplies every pair's, type \"none\" ignores it)", c.name, diff)
+		}
+	}
+	// A rope_freqs tensor that is not one positive factor per pair.
+	tensor := func(dims []uint64, dt unit01.DType, values []float32) []Tensor {
+		ts := Tensors(plain)
+		var data []byte
+		for _, v := range values {
+			switch dt {
+			case unit01.F16:
+				data = binary.LittleEndian.AppendUint16(data, unit01.F32ToF16(v))
+			default:
+				data = binary.LittleEndian.AppendUint32(data, math.Float32bits(v))
+			}
+		}
+		return append(ts, Tensor{Name: "rope_freqs.weight", Dims: dims, Type: dt, Data: data})
+	}
+	ones := times(nil, 1)
+	withZero, withNaN, withInf := times(nil, 1), times(nil, 1), times(nil, 1)
+	withZero[half-1], withNaN[0], withInf[3] = 0, float32(math.NaN()), float32(math.Inf(1))
+	negative := times(nil, -2)
+	h := uint64(half)
+	for _, b := range []struct {
+		name    string
+		tensors []Tensor
+	}{
+		{"one factor too few", tensor([]uint64{h - 1}, unit01.F32, ones[1:])},
+		{"one factor too many", tensor([]uint64{h + 1}, unit01.F32, append(ones, 1))},
+		{"two dimensions", tensor([]uint64{h, 1}, unit01.F32, ones)},
+		{"a zero factor", tensor([]uint64{h}, unit01.F32, withZero)},
+		{"a NaN factor", tensor([]uint64{h}, unit01.F32, withNaN)},
+		{"an infinite factor", tensor([]uint64{h}, unit01.F32, withInf)},
+		{"negative factors", tensor([]uint64{h}, unit01.F32, negative)},
+	} {
+		var buf bytes.Buffer
+		if err := Write(&buf, plain.KV, b.tensors); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(buf.Bytes(), "rope.gguf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = LoadConfig(f, 0)
+		if !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "rope_freqs") {
+			t.Errorf("LoadConfig of a file whose rope_freqs.weight has %s: error %v, want one wrapping unit00.ErrInvalid that names rope_freqs.weight", b.name, err)
+		}
+	}
+	// F16 factors are read too (exact here: small integers and halves).
+	halfs := times(nil, 1)
+	for i := range halfs {
+		halfs[i] = float32(1 + i/2)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, plain.KV, tensor([]uint64{h}, unit01.F16, halfs)); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Parse(buf.Bytes(), "rope16.gguf"); err != nil {
+		t.Fatal(err)
+	} else if got, err := LoadConfig(f, 0); err != nil || !slices.Equal(got.RopeFactors, halfs) {
+		t.Errorf("LoadConfig of a file with rope_freqs.weight in F16: RopeFactors %v, %v; want %v", got.RopeFactors, err, halfs)
+	}
+	// Scaling keys a loader must refuse, or whose value is not a scale.
+	for _, b := range []struct {
+		name string
+		edit func([]KV) []KV
+		kind error
+		says string
+	}{
+		{"rope.scaling.type yarn", str("llama.rope.scaling.type", "yarn"), unit00.ErrUnsupported, "yarn"},
+		{"rope.scaling.type longrope", str("llama.rope.scaling.type", "longrope"), unit00.ErrUnsupported, "longrope"},
+		{"rope.scaling.type as a number", setKV("llama.rope.scaling.type", TypeUint32, uint32(1)), unit00.ErrInvalid, "rope.scaling.type"},
+		{"rope.scaling.factor −2", f32("llama.rope.scaling.factor", -2), unit00.ErrInvalid, "rope.scaling.factor"},
+		{"rope.scaling.factor NaN", f32("llama.rope.scaling.factor", float32(math.NaN())), unit00.ErrInvalid, "rope.scaling.factor"},
+		{"rope.scaling.factor +Inf", f32("llama.rope.scaling.factor", float32(math.Inf(1))), unit00.ErrInvalid, "rope.scaling.factor"},
+		{"rope.scale_linear as a string", str("llama.rope.scale_linear", "2"), unit00.ErrInvalid, "rope.scale_linear"},
+		{"rope.scaling.factor 1e38 on top of rope_freqs up to 32", nil, unit00.ErrInvalid, "rope.scaling.factor"},
+	} {
+		base := plain
+		edit := b.edit
+		if edit == nil {
+			base, edit = withFactors, f32("llama.rope.scaling.factor", 1e38)
+		}
+		f := reparse(t, base, edit(append([]KV(nil), base.KV...)))
+		_, err := LoadConfig(f, 0)
+		if !errors.Is(err, b.kind) || !strings.Contains(fmt.Sprint(err), b.says) {
+			t.Errorf("LoadConfig of a llama file with %s: error %v, want one wrapping %v that mentions %q", b.name, err, b.kind, b.says)
+		}
 	}
 }

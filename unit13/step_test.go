@@ -27,7 +27,7 @@ var stepConfigs = []struct {
 	moe  unit06.Config // Experts 0: a dense model
 }{
 	{"mha", unit05.Config{Dim: 32, Layers: 2, Heads: 4, KVHeads: 4, HeadDim: 8, FFN: 48, Vocab: 97, MaxSeq: 160, RopeBase: 10000, RMSEps: 1e-5, Rope: unit05.RopeNorm}, unit06.Config{}},
-	{"gqa-llama3", unit05.Config{Dim: 32, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 4, FFN: 40, Vocab: 97, MaxSeq: 160, RopeBase: 500000, RMSEps: 1e-5, Rope: unit05.RopeNorm}, unit06.Config{}},
+	{"gqa-llama3", unit05.Config{Dim: 32, Layers: 2, Heads: 8, KVHeads: 2, HeadDim: 4, FFN: 40, Vocab: 97, MaxSeq: 160, RopeBase: 500000, RMSEps: 1e-5, Rope: unit05.RopeNorm, RopeFactors: []float32{1, 8}}, unit06.Config{}},
 	{"mqa-qwen2", unit05.Config{Dim: 32, Layers: 3, Heads: 4, KVHeads: 1, HeadDim: 8, FFN: 40, Vocab: 97, MaxSeq: 160, RopeBase: 1000000, RMSEps: 1e-6, Rope: unit05.RopeNeox, TiedEmbeddings: true, QKVBias: true}, unit06.Config{}},
 	{"moe", unit05.Config{Dim: 32, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 8, FFN: 40, Vocab: 97, MaxSeq: 160, RopeBase: 10000, RMSEps: 1e-5, Rope: unit05.RopeNorm}, unit06.Config{Experts: 4, Used: 2, FFN: 24, Renormalize: true}},
 }

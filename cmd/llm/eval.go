@@ -72,7 +72,6 @@ func doEval(e *env, o *evalOptions) error {
 		return err
 	}
 	defer m.Close()
-	m.warnings(e)
 	ids := o.tokens
 	if e.given("p") {
 		ids = m.tok.Encode(o.prompt, unit04.EncodeOptions{AddSpecial: true, ParseSpecial: !o.noParseSpecial})

@@ -75,7 +75,8 @@ var shapes = []shape{
 	{name: "tinyllama-1.1b", arch: "llama", random: true, config: unit05.Config{Dim: 2048, Layers: 22, Heads: 32, KVHeads: 4,
 		HeadDim: 64, FFN: 5632, MaxSeq: 2048, RopeBase: 10000, RMSEps: 1e-5}},
 	{name: "llama-3.2-1b", arch: "llama", random: true, config: unit05.Config{Dim: 2048, Layers: 16, Heads: 32, KVHeads: 8,
-		HeadDim: 64, FFN: 8192, MaxSeq: 131072, RopeBase: 500000, RMSEps: 1e-5, TiedEmbeddings: true}},
+		HeadDim: 64, FFN: 8192, MaxSeq: 131072, RopeBase: 500000, RMSEps: 1e-5, TiedEmbeddings: true,
+		RopeFactors: unit10.Llama3RopeFactors(64, 500000, 32, 1, 4, 8192)}}, // its config.json's rope_scaling
 	{name: "qwen2.5-0.5b", arch: "qwen2", random: true, config: unit05.Config{Dim: 896, Layers: 24, Heads: 14, KVHeads: 2,
 		HeadDim: 64, FFN: 4864, MaxSeq: 32768, RopeBase: 1e6, RMSEps: 1e-6, TiedEmbeddings: true, QKVBias: true}},
 	{name: "mixtral-tiny", arch: "llama", config: unit05.Config{Dim: 256, Layers: 4, Heads: 8, KVHeads: 4, HeadDim: 32, FFN: 512,

@@ -153,16 +153,6 @@ func loadModelOn(e *env, path string, ctx, threads int, flag string, kv cacheTyp
 	return md, nil
 }
 
-// warnings are notes on stderr about what the engine does not model in
-// this file.
-func (m *model) warnings(e *env) {
-	for _, t := range m.file.Tensors {
-		if t.Name == "rope_freqs.weight" {
-			fmt.Fprintln(e.stderr, "note: this model's rope_freqs (Llama 3 RoPE scaling) is not applied: its logits differ slightly from llama.cpp's")
-		}
-	}
-}
-
 // modelConfig reads a model's hyper-parameters, and its experts' (none
 // for a dense model), checking on the way that the file is a model this
 // engine loads. MaxSeq is its context_length.

@@ -219,7 +219,6 @@ func doRun(e *env, o *runOptions) error {
 		return err
 	}
 	defer m.Close()
-	m.warnings(e)
 	ids := m.tok.Encode(prompt, unit04.EncodeOptions{AddSpecial: true, ParseSpecial: !o.noParseSpecial})
 	if len(ids) == 0 {
 		return usagef("the prompt is empty and the vocabulary adds no BOS: give a prompt")

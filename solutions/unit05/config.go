@@ -10,9 +10,9 @@ import (
 // Validate checks that the configuration describes a model this forward
 // pass can run: every size positive, HeadDim even (RoPE rotates pairs),
 // Heads a multiple of KVHeads (each key/value head serves a whole group of
-// query heads), a positive finite RopeBase and RMSEps, and a known
-// RopeStyle. The error names the first field at fault and wraps
-// unit00.ErrInvalid.
+// query heads), a positive finite RopeBase and RMSEps, a known
+// RopeStyle, and RopeFactors nil or HeadDim/2 positive finite values. The
+// error names the first field at fault and wraps unit00.ErrInvalid.
 func (c Config) Validate() error {
 	sizes := []struct {
 		name string
@@ -37,6 +37,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("config: RMSEps is %v, must be positive and finite: %w", c.RMSEps, unit00.ErrInvalid)
 	case c.Rope != RopeNorm && c.Rope != RopeNeox:
 		return fmt.Errorf("config: Rope is %d, must be RopeNorm or RopeNeox: %w", int(c.Rope), unit00.ErrInvalid)
+	case c.RopeFactors != nil && len(c.RopeFactors) != c.HeadDim/2:
+		return fmt.Errorf("config: RopeFactors holds %d factors, must hold HeadDim/2 = %d: %w", len(c.RopeFactors), c.HeadDim/2, unit00.ErrInvalid)
+	}
+	for i, f := range c.RopeFactors {
+		if !(f > 0) || math.IsInf(float64(f), 0) {
+			return fmt.Errorf("config: RopeFactors[%d] is %v, must be positive and finite: %w", i, f, unit00.ErrInvalid)
+		}
 	}
 	return nil
 }

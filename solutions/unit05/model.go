@@ -53,7 +53,7 @@ func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
 		Config:  c,
 		Weights: w,
 		Pool:    p,
-		rope:    NewRope(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope),
+		rope:    NewRopeFactors(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope, c.RopeFactors),
 		arena:   unit01.NewArena(int(arena)),
 		attend:  new(attentionTask),
 	}, nil

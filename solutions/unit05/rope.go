@@ -24,12 +24,25 @@ type Rope struct {
 // angles are computed in float64 and rounded once: pos·θ₀ reaches
 // thousands of radians, where float32 would lose the angle's fraction.
 func NewRope(headDim, maxPos int, base float64, style RopeStyle) *Rope {
+	return NewRopeFactors(headDim, maxPos, base, style, nil)
+}
+
+// NewRopeFactors is NewRope with pair i's θᵢ divided by factors[i], as
+// llama.cpp applies a Llama 3 model's rope_freqs: θᵢ =
+// base^(−2i/headDim) / factors[i]. factors nil is NewRope. It panics
+// (unit00.Check) as NewRope does, and unless factors is nil or holds
+// headDim/2 values.
+func NewRopeFactors(headDim, maxPos int, base float64, style RopeStyle, factors []float32) *Rope {
 	unit00.Check(headDim > 0 && headDim%2 == 0 && maxPos >= 0, "NewRope: headDim must be even and positive, maxPos non-negative")
+	unit00.Check(factors == nil || len(factors) == headDim/2, "NewRopeFactors: want headDim/2 factors")
 	half := headDim / 2
 	r := &Rope{style: style, headDim: headDim, maxPos: maxPos,
 		cos: make([]float32, maxPos*half), sin: make([]float32, maxPos*half)}
 	for i := range half {
 		theta := math.Pow(base, -2*float64(i)/float64(headDim))
+		if factors != nil {
+			theta /= float64(factors[i])
+		}
 		for pos := range maxPos {
 			s, c := math.Sincos(float64(pos) * theta)
 			r.cos[pos*half+i], r.sin[pos*half+i] = float32(c), float32(s)

@@ -28,6 +28,11 @@ import (
 // named with its key and value. Another architecture, or a
 // rope.dimension_count other than the head width (partial rotary), wraps
 // unit00.ErrUnsupported.
+// RopeFactors are llama.cpp's: a rope_freqs.weight tensor (Llama 3.1 and
+// 3.2: HeadDim/2 positive factors) times a linear scaling factor
+// (rope.scale_linear or rope.scaling.factor; 0 or 1 is none, and
+// rope.scaling.type "none" turns it off), nil when there are neither; a
+// rope.scaling.type other than none and linear wraps ErrUnsupported.
 func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	var c unit05.Config
 	arch, err := f.String("general.architecture")
@@ -94,6 +99,9 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 		if !(x.v > 0) || math.IsInf(x.v, 0) {
 			return c, f.errorf(unit00.ErrInvalid, "%s = %v: want a positive, finite number", x.key, x.v)
 		}
+	}
+	if c.RopeFactors, err = ropeFactors(f, arch, c.HeadDim); err != nil {
+		return c, err
 	}
 	embd, _, err := f.Tensor("token_embd.weight")
 	if err != nil {
@@ -171,6 +179,76 @@ func checkRope(f *File, arch string, headDim int) error {
 		return f.errorf(unit00.ErrInvalid, "the head width %d (%s.embedding_length / %s.attention.head_count) is odd: RoPE rotates pairs", headDim, arch, arch)
 	}
 	return nil
+}
+
+// ropeFactors returns the frequency factors RoPE divides each pair's angle
+// by, nil for none. Two things in a file ask for them, as llama.cpp reads
+// it: a rope_freqs.weight tensor of headDim/2 positive values (Llama 3.1
+// and 3.2), and linear scaling, whose factor (rope.scale_linear, or
+// rope.scaling.factor; 0 means none) divides every pair's angle; both
+// multiply. rope.scaling.type "none" turns the linear factor off; "yarn"
+// and the other types are not this engine's (ErrUnsupported).
+func ropeFactors(f *File, arch string, headDim int) ([]float32, error) {
+	half := headDim / 2
+	var factors []float32
+	if info, data, err := f.Tensor("rope_freqs.weight"); err == nil {
+		if len(info.Dims) != 1 || info.Dims[0] != uint64(half) || info.Type.Quantized() {
+			return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight is %v of dims %v: want F32, F16 or BF16 of {%d} (one factor per pair of a head of %d)", info.Type, info.Dims, half, headDim)
+		}
+		factors = make([]float32, half)
+		if err := unit09.DequantizeRow(info.Type, factors, data); err != nil {
+			return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight: %v", err)
+		}
+		for i, x := range factors {
+			if !(x > 0) || math.IsInf(float64(x), 0) {
+				return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight: factor %d is %v, want a positive, finite number", i, x)
+			}
+		}
+	}
+	scale, key := 0.0, ""
+	for _, k := range []string{arch + ".rope.scale_linear", arch + ".rope.scaling.factor"} {
+		if _, present := f.Lookup(k); !present {
+			continue
+		}
+		v, err := f.Float(k)
+		if err != nil {
+			return nil, err
+		}
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return nil, f.errorf(unit00.ErrInvalid, "%s = %v: want a non-negative, finite number (0: no scaling)", k, v)
+		}
+		if v != 0 {
+			scale, key = v, k
+			break
+		}
+	}
+	typeKey := arch + ".rope.scaling.type"
+	switch typ, err := f.String(typeKey); {
+	case err != nil:
+		if _, present := f.Lookup(typeKey); present {
+			return nil, err
+		}
+	case typ == "none":
+		scale = 0
+	case typ != "linear":
+		return nil, f.errorf(unit00.ErrUnsupported, "%s = %q: this engine applies linear RoPE scaling and Llama 3's rope_freqs, not %s", typeKey, typ, typ)
+	}
+	if scale == 0 || scale == 1 {
+		return factors, nil
+	}
+	if factors == nil {
+		factors = make([]float32, half)
+		for i := range factors {
+			factors[i] = 1
+		}
+	}
+	for i := range factors {
+		factors[i] *= float32(scale)
+		if math.IsInf(float64(factors[i]), 0) || factors[i] == 0 {
+			return nil, f.errorf(unit00.ErrInvalid, "%s = %v times rope_freqs.weight's factor %d is beyond float32", key, scale, i)
+		}
+	}
+	return factors, nil
 }
 
 // fileBlocks is the number of transformer blocks the file's tensors make:

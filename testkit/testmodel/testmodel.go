@@ -37,6 +37,10 @@ func Weights(w *unit05.Weights, tied bool) *oracle.LlamaWeights {
 
 // Config is c as the oracle takes it.
 func Config(c unit05.Config) oracle.LlamaConfig {
-	return oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
+	o := oracle.LlamaConfig{Dim: c.Dim, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
 		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == unit05.RopeNeox}
+	if c.RopeFactors != nil {
+		o.RopeFactors = oracle.Float64s(c.RopeFactors)
+	}
+	return o
 }
