@@ -515,6 +515,9 @@ func TestC10_4_RopeFactors(t *testing.T) {
 			return f32("llama.rope.scaling.factor", 4)(str("llama.rope.scaling.type", "none")(kvs))
 		}, nil},
 		{"rope_freqs and rope.scaling.factor 2", withFactors, f32("llama.rope.scaling.factor", 2), times(spec.Config.RopeFactors, 2)},
+		{"rope.scale_linear 2 and rope.scaling.factor 3 (the older key first)", plain, func(kvs []KV) []KV {
+			return f32("llama.rope.scale_linear", 2)(f32("llama.rope.scaling.factor", 3)(kvs))
+		}, times(nil, 2)},
 	} {
 		f := c.file
 		if c.edit != nil {
@@ -559,6 +562,7 @@ func TestC10_4_RopeFactors(t *testing.T) {
 		{"a NaN factor", tensor([]uint64{h}, unit01.F32, withNaN)},
 		{"an infinite factor", tensor([]uint64{h}, unit01.F32, withInf)},
 		{"negative factors", tensor([]uint64{h}, unit01.F32, negative)},
+		{"F16 factors (ggml's RoPE takes F32 only)", tensor([]uint64{h}, unit01.F16, ones)},
 	} {
 		var buf bytes.Buffer
 		if err := Write(&buf, plain.KV, b.tensors); err != nil {
@@ -573,19 +577,15 @@ func TestC10_4_RopeFactors(t *testing.T) {
 			t.Errorf("LoadConfig of a file whose rope_freqs.weight has %s: error %v, want one wrapping unit00.ErrInvalid that names rope_freqs.weight", b.name, err)
 		}
 	}
-	// F16 factors are read too (exact here: small integers and halves).
-	halfs := times(nil, 1)
-	for i := range halfs {
-		halfs[i] = float32(1 + i/2)
-	}
+	// Factors of 0.25 scaled by 1e-45 underflow to 0: no factor at all.
 	var buf bytes.Buffer
-	if err := Write(&buf, plain.KV, tensor([]uint64{h}, unit01.F16, halfs)); err != nil {
+	if err := Write(&buf, f32("llama.rope.scaling.factor", 1e-45)(append([]KV(nil), plain.KV...)), tensor([]uint64{h}, unit01.F32, times(nil, 0.25))); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := Parse(buf.Bytes(), "rope16.gguf"); err != nil {
+	if f, err := Parse(buf.Bytes(), "tiny-scale.gguf"); err != nil {
 		t.Fatal(err)
-	} else if got, err := LoadConfig(f, 0); err != nil || !slices.Equal(got.RopeFactors, halfs) {
-		t.Errorf("LoadConfig of a file with rope_freqs.weight in F16: RopeFactors %v, %v; want %v", got.RopeFactors, err, halfs)
+	} else if _, err := LoadConfig(f, 0); !errors.Is(err, unit00.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "rope.scaling.factor") {
+		t.Errorf("LoadConfig of a file whose rope_freqs of 0.25 are scaled by rope.scaling.factor 1e-45: error %v, want one wrapping unit00.ErrInvalid that names rope.scaling.factor (the product underflows to 0)", err)
 	}
 	// Scaling keys a loader must refuse, or whose value is not a scale.
 	for _, b := range []struct {

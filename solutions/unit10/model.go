@@ -183,8 +183,9 @@ func checkRope(f *File, arch string, headDim int) error {
 
 // ropeFactors returns the frequency factors RoPE divides each pair's angle
 // by, nil for none. Two things in a file ask for them, as llama.cpp reads
-// it: a rope_freqs.weight tensor of headDim/2 positive values (Llama 3.1
-// and 3.2), and linear scaling, whose factor (rope.scale_linear, or
+// it: a rope_freqs.weight tensor of headDim/2 positive values in F32
+// (Llama 3.1 and 3.2; ggml's RoPE takes its factors in F32 only), and
+// linear scaling, whose factor (rope.scale_linear, or
 // rope.scaling.factor; 0 means none) divides every pair's angle; both
 // multiply. rope.scaling.type "none" turns the linear factor off; "yarn"
 // and the other types are not this engine's (ErrUnsupported).
@@ -192,8 +193,8 @@ func ropeFactors(f *File, arch string, headDim int) ([]float32, error) {
 	half := headDim / 2
 	var factors []float32
 	if info, data, err := f.Tensor("rope_freqs.weight"); err == nil {
-		if len(info.Dims) != 1 || info.Dims[0] != uint64(half) || info.Type.Quantized() {
-			return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight is %v of dims %v: want F32, F16 or BF16 of {%d} (one factor per pair of a head of %d)", info.Type, info.Dims, half, headDim)
+		if len(info.Dims) != 1 || info.Dims[0] != uint64(half) || info.Type != unit01.F32 {
+			return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight is %v of dims %v: want F32 of {%d} (one factor per pair of a head of %d)", info.Type, info.Dims, half, headDim)
 		}
 		factors = make([]float32, half)
 		if err := unit09.DequantizeRow(info.Type, factors, data); err != nil {
@@ -245,7 +246,7 @@ func ropeFactors(f *File, arch string, headDim int) ([]float32, error) {
 	for i := range factors {
 		factors[i] *= float32(scale)
 		if math.IsInf(float64(factors[i]), 0) || factors[i] == 0 {
-			return nil, f.errorf(unit00.ErrInvalid, "%s = %v times rope_freqs.weight's factor %d is beyond float32", key, scale, i)
+			return nil, f.errorf(unit00.ErrInvalid, "%s = %v times rope_freqs.weight's factor %d is %v, outside float32's positive numbers", key, scale, i, factors[i])
 		}
 	}
 	return factors, nil
