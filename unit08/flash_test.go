@@ -64,6 +64,31 @@ func TestC8_2_Prefill(t *testing.T) {
 	}
 }
 
+// TestC8_2_FarScores: scores 200 apart in different blocks of keys. The
+// running maximum must be the larger of the old one and the block's: a
+// block that took only its own maximum would rescale what came before by
+// e^200, which is +Inf in float32.
+func TestC8_2_FarScores(t *testing.T) {
+	c := problem{heads: 2, kvHeads: 1, hd: 16, T: 3, pos0: 271}
+	S := c.pos0 + c.T
+	g := oracle.NewRand(77)
+	q := unit03.NewMat(c.T, c.heads*c.hd)
+	k, v := unit03.NewMat(S, c.hd), randMat(g, S, c.hd)
+	for t := range c.T {
+		q.Set(t, 0, 1)     // head 0: score = key[0]/4
+		q.Set(t, c.hd, -1) // head 1: score = −key[0]/4
+	}
+	for j := range S {
+		k.Set(j, 0, -400) // score −100 for head 0, +100 for head 1 …
+	}
+	k.Set(0, 0, 400) // … but key 0: +100 for head 0, then a whole block of −100
+	want := oracle.Attention(oracle.Float64s(dense(q)), oracle.Float64s(dense(k)), oracle.Float64s(dense(v)), c.T, c.pos0, c.heads, c.kvHeads, c.hd)
+	f := newFlash(t, c.heads, c.kvHeads, c.hd, 1)
+	out := unit03.NewMat(c.T, c.heads*c.hd)
+	f.Prefill(nil, out, q, k, v, c.heads, c.kvHeads, c.pos0)
+	oracle.AssertCloseShape(t, fmt.Sprintf("Prefill, %v, scores of +100 in key 0 and −100 in every other (head 1: the opposite): the running maximum must never fall", c), dense(out), want, []int{c.T, c.heads, c.hd}, attentionTol)
+}
+
 // TestC8_2_ExactOperands: k and v of exactly pos0+T rows, with nothing
 // after them in memory, for lengths that are no multiple of 4 or of
 // TileKeys: nothing may be read past the last position.

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/llmforge/forge/unit00"
-	"github.com/llmforge/forge/unit02"
 	"github.com/llmforge/forge/unit03"
 )
 
@@ -75,7 +74,7 @@ func (t *decodeTask) Do(i int) {
 					dots(row, t.q.Row(0)[h*hd:(h+1)*hd], kb, scale)
 				}
 				part := &w.heads[h]
-				top, l := unit02.SoftmaxParts(row, row, 1, part.M)
+				top, l := softmaxParts(row, part.M)
 				w.alpha[hh] = shrink(part.M, top)
 				part.M, part.L = top, w.alpha[hh]*part.L+l
 			}

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/llmforge/forge/unit00"
-	"github.com/llmforge/forge/unit02"
 	"github.com/llmforge/forge/unit03"
 )
 
@@ -174,37 +173,20 @@ func (f *Flash) tile(w *worker, out, q unit03.Mat, k, v *kv, g, t0, t1, pos0 int
 // exponentials·V, α rescaling what was summed before to that maximum.
 func (f *Flash) rows(w *worker, out, q unit03.Mat, vb []float32, ldv, h, t0, t1, i0, a, nb, pos0 int) {
 	hd, R := f.hd, t1-t0
-	mulRows(R, nb, hd, q.Data[t0*q.Stride+h*hd:], q.Stride, w.kt, TileKeys, w.s, TileKeys, nil, w.scale)
+	// On the diagonal the rows see only the block's first keys: the last
+	// row sees need of them, and no product goes further. The scores go
+	// on to a whole 64 columns, the assembly kernel's width.
+	need := min(nb, pos0+t1-a)
+	mulRows(R, min(nb, (need+63)&^63), hd, q.Data[t0*q.Stride+h*hd:], q.Stride, w.kt, TileKeys, w.s, TileKeys, nil, w.scale)
 	for r := range R {
-		row := w.s[r*TileKeys : r*TileKeys+nb]
-		c := min(pos0+t0+r+1-a, nb) // keys of the block row r sees (at least 1: rows start at first)
+		row := w.s[r*TileKeys : r*TileKeys+need]
+		c := min(pos0+t0+r+1-a, need) // keys of the block row r sees (at least 1: rows start at first)
 		i := i0 + r
-		top, l := unit02.SoftmaxParts(row[:c], row[:c], 1, w.m[i])
+		top, l := softmaxParts(row[:c], w.m[i])
 		clear(row[c:])
 		a := shrink(w.m[i], top) // 1 unless this block raised the maximum
 		w.m[i], w.l[i] = top, a*w.l[i]+l
 		w.alpha[r] = a
 	}
-	mulRows(R, hd, nb, w.s, TileKeys, vb, ldv, out.Data[t0*out.Stride+h*hd:], out.Stride, w.alpha, w.ones)
-}
-
-// transpose writes the n keys of hd floats in kb (row stride ldk) into kt
-// as hd rows of n (row stride ld): the layout in which a row of queries
-// multiplies a block of keys with mulRows. Four keys at a time, so that
-// each step writes four adjacent floats.
-func transpose(kt []float32, ld int, kb []float32, ldk, n, hd int) {
-	key := func(j int) []float32 { return kb[j*ldk : j*ldk+hd] }
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		k0, k1, k2, k3 := key(j), key(j+1), key(j+2), key(j+3)
-		for d := range hd {
-			o := kt[d*ld+j : d*ld+j+4]
-			o[0], o[1], o[2], o[3] = k0[d], k1[d], k2[d], k3[d]
-		}
-	}
-	for ; j < n; j++ {
-		for d, x := range key(j) {
-			kt[d*ld+j] = x
-		}
-	}
+	mulRows(R, hd, need, w.s, TileKeys, vb, ldv, out.Data[t0*out.Stride+h*hd:], out.Stride, w.alpha, w.ones)
 }

@@ -65,3 +65,25 @@ func dotsMatVec(out, q []float32, k unit03.Mat, scale float32) {
 		out[j] *= scale
 	}
 }
+
+// transposeGo writes the n keys of hd floats in kb (row stride ldk) into kt
+// as hd rows of n (row stride ld): the layout in which a row of queries
+// multiplies a block of keys with mulRows. Four keys at a time, so that
+// each step writes four adjacent floats. transpose runs it where it has no
+// assembly.
+func transposeGo(kt []float32, ld int, kb []float32, ldk, n, hd int) {
+	key := func(j int) []float32 { return kb[j*ldk : j*ldk+hd] }
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		k0, k1, k2, k3 := key(j), key(j+1), key(j+2), key(j+3)
+		for d := range hd {
+			o := kt[d*ld+j : d*ld+j+4]
+			o[0], o[1], o[2], o[3] = k0[d], k1[d], k2[d], k3[d]
+		}
+	}
+	for ; j < n; j++ {
+		for d, x := range key(j) {
+			kt[d*ld+j] = x
+		}
+	}
+}

@@ -4,6 +4,7 @@ package unit08
 
 import (
 	"github.com/llmforge/forge/unit00"
+	"github.com/llmforge/forge/unit02"
 	"github.com/llmforge/forge/unit03"
 )
 
@@ -131,4 +132,42 @@ func widenQ8Rows(dst []float32, w int, src []byte, lds, n int) {
 	}
 	_, _ = dst[n*w-1], src[(n-1)*lds+w/Q8Block*Q8BlockBytes-1]
 	widenQ8AVX512(&dst[0], &src[0], lds, n, w/Q8Block)
+}
+
+// transpose16AVX512 transposes 16·n16 keys of 16·hd16 floats, 16 by 16
+// in registers (tile_amd64.s).
+//
+//go:noescape
+func transpose16AVX512(kt *float32, ld int, kb *float32, ldk int, n16, hd16 int)
+
+// transpose writes the n keys of hd floats in kb (row stride ldk) into kt
+// as hd rows of n (row stride ld), as transposeGo does: sixteen keys at a
+// time in assembly when hd is a multiple of 16, the rest in Go.
+func transpose(kt []float32, ld int, kb []float32, ldk, n, hd int) {
+	j := 0
+	if tileKernel && hd%16 == 0 && n >= 16 {
+		j = n / 16 * 16
+		_, _ = kt[(hd-1)*ld+j-1], kb[(j-1)*ldk+hd-1]
+		transpose16AVX512(&kt[0], ld, &kb[0], ldk, j/16, hd/16)
+	}
+	if j < n {
+		transposeGo(kt[j:], ld, kb[j*ldk:], ldk, n-j, hd)
+	}
+}
+
+// expBlockAVX512 folds one row of 16·n16 scores: the maximum, the
+// exponentials in place and their sum in one call (tile_amd64.s).
+//
+//go:noescape
+func expBlockAVX512(x *float32, n16 int, floor float32) (top, sum float32)
+
+// softmaxParts is unit02.SoftmaxParts(x, x, 1, floor) for a row of a
+// block's finite scores: fused in assembly when the row is a whole number
+// of 16s (every row but a few on the diagonal), where the two passes and
+// their calls were a fifth of a prompt's flash attention.
+func softmaxParts(x []float32, floor float32) (top, sum float32) {
+	if !tileKernel || len(x) == 0 || len(x)%16 != 0 {
+		return unit02.SoftmaxParts(x, x, 1, floor)
+	}
+	return expBlockAVX512(&x[0], len(x)/16, floor)
 }

@@ -453,3 +453,266 @@ q8block:
 	JNZ          q8row
 	VZEROUPPER
 	RET
+
+// func transpose16AVX512(kt *float32, ld int, kb *float32, ldk int, n16, hd16 int)
+//
+// Writes 16·n16 keys of 16·hd16 floats, key j at kb + j·ldk floats, into
+// kt as 16·hd16 rows of keys, dim d's row at kt + d·ld floats: 16 keys
+// by 16 dims at a time, loaded as 16 rows (Z0–Z15) and transposed in
+// registers. Stage 1 interleaves pairs of rows (VUNPCKL/HPS), stage 2
+// pairs of pairs (VUNPCKL/HPD): then lane l of Z(4q+c) holds dim 4l+c of
+// keys 4q … 4q+3. Stage 3 gathers each dim's four lanes from Z(c),
+// Z(4+c), Z(8+c), Z(12+c) with two rounds of VSHUFF32X4 (a 4×4
+// transpose of 128-bit lanes).
+TEXT ·transpose16AVX512(SB), NOSPLIT, $0-48
+	MOVQ kt+0(FP), DI
+	MOVQ ld+8(FP), R8
+	SHLQ $2, R8
+	MOVQ kb+16(FP), SI
+	MOVQ ldk+24(FP), R9
+	SHLQ $2, R9
+	MOVQ n16+32(FP), CX
+	MOVQ R8, R13
+	SHLQ $2, R13 // four rows of kt
+
+tkeys:
+	MOVQ SI, R10 // this group's first key, dims 0 …
+	MOVQ DI, R11 // its first column of kt, dim 0
+	MOVQ hd16+40(FP), DX
+
+tdims:
+	MOVQ R10, AX
+	VMOVUPS (AX), Z0
+	ADDQ R9, AX
+	VMOVUPS (AX), Z1
+	ADDQ R9, AX
+	VMOVUPS (AX), Z2
+	ADDQ R9, AX
+	VMOVUPS (AX), Z3
+	ADDQ R9, AX
+	VMOVUPS (AX), Z4
+	ADDQ R9, AX
+	VMOVUPS (AX), Z5
+	ADDQ R9, AX
+	VMOVUPS (AX), Z6
+	ADDQ R9, AX
+	VMOVUPS (AX), Z7
+	ADDQ R9, AX
+	VMOVUPS (AX), Z8
+	ADDQ R9, AX
+	VMOVUPS (AX), Z9
+	ADDQ R9, AX
+	VMOVUPS (AX), Z10
+	ADDQ R9, AX
+	VMOVUPS (AX), Z11
+	ADDQ R9, AX
+	VMOVUPS (AX), Z12
+	ADDQ R9, AX
+	VMOVUPS (AX), Z13
+	ADDQ R9, AX
+	VMOVUPS (AX), Z14
+	ADDQ R9, AX
+	VMOVUPS (AX), Z15
+	VUNPCKLPS Z1, Z0, Z16
+	VUNPCKHPS Z1, Z0, Z17
+	VUNPCKLPS Z3, Z2, Z18
+	VUNPCKHPS Z3, Z2, Z19
+	VUNPCKLPS Z5, Z4, Z20
+	VUNPCKHPS Z5, Z4, Z21
+	VUNPCKLPS Z7, Z6, Z22
+	VUNPCKHPS Z7, Z6, Z23
+	VUNPCKLPS Z9, Z8, Z24
+	VUNPCKHPS Z9, Z8, Z25
+	VUNPCKLPS Z11, Z10, Z26
+	VUNPCKHPS Z11, Z10, Z27
+	VUNPCKLPS Z13, Z12, Z28
+	VUNPCKHPS Z13, Z12, Z29
+	VUNPCKLPS Z15, Z14, Z30
+	VUNPCKHPS Z15, Z14, Z31
+	VUNPCKLPD Z18, Z16, Z0
+	VUNPCKHPD Z18, Z16, Z1
+	VUNPCKLPD Z19, Z17, Z2
+	VUNPCKHPD Z19, Z17, Z3
+	VUNPCKLPD Z22, Z20, Z4
+	VUNPCKHPD Z22, Z20, Z5
+	VUNPCKLPD Z23, Z21, Z6
+	VUNPCKHPD Z23, Z21, Z7
+	VUNPCKLPD Z26, Z24, Z8
+	VUNPCKHPD Z26, Z24, Z9
+	VUNPCKLPD Z27, Z25, Z10
+	VUNPCKHPD Z27, Z25, Z11
+	VUNPCKLPD Z30, Z28, Z12
+	VUNPCKHPD Z30, Z28, Z13
+	VUNPCKLPD Z31, Z29, Z14
+	VUNPCKHPD Z31, Z29, Z15
+	MOVQ R11, AX
+	VSHUFF32X4 $0x44, Z4, Z0, Z16
+	VSHUFF32X4 $0xEE, Z4, Z0, Z17
+	VSHUFF32X4 $0x44, Z12, Z8, Z18
+	VSHUFF32X4 $0xEE, Z12, Z8, Z19
+	VSHUFF32X4 $0x88, Z18, Z16, Z20
+	VSHUFF32X4 $0xDD, Z18, Z16, Z21
+	VSHUFF32X4 $0x88, Z19, Z17, Z22
+	VSHUFF32X4 $0xDD, Z19, Z17, Z23
+	VMOVUPS Z20, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z21, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z22, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z23, (AX)
+	LEAQ (R11)(R8*1), AX
+	VSHUFF32X4 $0x44, Z5, Z1, Z16
+	VSHUFF32X4 $0xEE, Z5, Z1, Z17
+	VSHUFF32X4 $0x44, Z13, Z9, Z18
+	VSHUFF32X4 $0xEE, Z13, Z9, Z19
+	VSHUFF32X4 $0x88, Z18, Z16, Z20
+	VSHUFF32X4 $0xDD, Z18, Z16, Z21
+	VSHUFF32X4 $0x88, Z19, Z17, Z22
+	VSHUFF32X4 $0xDD, Z19, Z17, Z23
+	VMOVUPS Z20, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z21, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z22, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z23, (AX)
+	LEAQ (R11)(R8*2), AX
+	VSHUFF32X4 $0x44, Z6, Z2, Z16
+	VSHUFF32X4 $0xEE, Z6, Z2, Z17
+	VSHUFF32X4 $0x44, Z14, Z10, Z18
+	VSHUFF32X4 $0xEE, Z14, Z10, Z19
+	VSHUFF32X4 $0x88, Z18, Z16, Z20
+	VSHUFF32X4 $0xDD, Z18, Z16, Z21
+	VSHUFF32X4 $0x88, Z19, Z17, Z22
+	VSHUFF32X4 $0xDD, Z19, Z17, Z23
+	VMOVUPS Z20, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z21, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z22, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z23, (AX)
+	LEAQ (R11)(R8*2), AX
+	ADDQ R8, AX
+	VSHUFF32X4 $0x44, Z7, Z3, Z16
+	VSHUFF32X4 $0xEE, Z7, Z3, Z17
+	VSHUFF32X4 $0x44, Z15, Z11, Z18
+	VSHUFF32X4 $0xEE, Z15, Z11, Z19
+	VSHUFF32X4 $0x88, Z18, Z16, Z20
+	VSHUFF32X4 $0xDD, Z18, Z16, Z21
+	VSHUFF32X4 $0x88, Z19, Z17, Z22
+	VSHUFF32X4 $0xDD, Z19, Z17, Z23
+	VMOVUPS Z20, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z21, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z22, (AX)
+	ADDQ R13, AX
+	VMOVUPS Z23, (AX)
+	ADDQ $64, R10 // the next 16 dims
+	LEAQ (R11)(R13*4), R11
+	DECQ DX
+	JNZ  tdims
+	LEAQ (SI)(R9*8), SI // the next 16 keys
+	LEAQ (SI)(R9*8), SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  tkeys
+	VZEROUPPER
+	RET
+
+// The exponential of unit02's kernels (Cephes' polynomial on x − n·ln2,
+// scaled by 2^n with VSCALEFPS), for expBlockAVX512's fused pass.
+DATA flashExpLo<>+0(SB)/4, $0xc2d00000 // −104: e^x is 0 below
+GLOBL flashExpLo<>(SB), RODATA|NOPTR, $4
+DATA flashLog2e<>+0(SB)/4, $0x3fb8aa3b
+GLOBL flashLog2e<>(SB), RODATA|NOPTR, $4
+DATA flashLn2Hi<>+0(SB)/4, $0x3f318000
+GLOBL flashLn2Hi<>(SB), RODATA|NOPTR, $4
+DATA flashLn2Lo<>+0(SB)/4, $0xb95e8083
+GLOBL flashLn2Lo<>(SB), RODATA|NOPTR, $4
+DATA flashP<>+0(SB)/4, $0x39506967
+DATA flashP<>+4(SB)/4, $0x3ab743ce
+DATA flashP<>+8(SB)/4, $0x3c088908
+DATA flashP<>+12(SB)/4, $0x3d2aa9c1
+DATA flashP<>+16(SB)/4, $0x3e2aaaaa
+DATA flashP<>+20(SB)/4, $0x3f000000
+DATA flashP<>+24(SB)/4, $0x3f800000
+GLOBL flashP<>(SB), RODATA|NOPTR, $28
+
+// func expBlockAVX512(x *float32, n16 int, floor float32) (top, sum float32)
+//
+// One row of a block's scores, 16·n16 of them, folded in one call: top =
+// max(floor, max x), then x[j] = e^(x[j]−top) in place, and their sum
+// (float32, sixteen lanes). Scores are finite and x − top ≤ 0, so the
+// input is clamped from below only.
+TEXT ·expBlockAVX512(SB), NOSPLIT, $0-32
+	MOVQ         x+0(FP), SI
+	MOVQ         n16+8(FP), CX
+	VBROADCASTSS floor+16(FP), Z0
+	MOVQ         SI, DI
+	MOVQ         CX, DX
+
+ebmax:
+	VMAXPS (DI), Z0, Z0
+	ADDQ   $64, DI
+	DECQ   DX
+	JNZ    ebmax
+	VEXTRACTF64X4 $1, Z0, Y1
+	VMAXPS        Y1, Y0, Y0
+	VEXTRACTF128  $1, Y0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VMAXPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VMAXPS        X1, X0, X0
+	VMOVSS        X0, top+24(FP)
+	VBROADCASTSS  X0, Z8
+	VBROADCASTSS  flashExpLo<>(SB), Z30
+	VBROADCASTSS  flashLog2e<>(SB), Z29
+	VBROADCASTSS  flashLn2Hi<>(SB), Z28
+	VBROADCASTSS  flashLn2Lo<>(SB), Z27
+	VBROADCASTSS  flashP<>+0(SB), Z21
+	VBROADCASTSS  flashP<>+4(SB), Z22
+	VBROADCASTSS  flashP<>+8(SB), Z23
+	VBROADCASTSS  flashP<>+12(SB), Z24
+	VBROADCASTSS  flashP<>+16(SB), Z25
+	VBROADCASTSS  flashP<>+20(SB), Z26
+	VBROADCASTSS  flashP<>+24(SB), Z20
+	VXORPS        Z5, Z5, Z5
+
+ebexp:
+	VMOVUPS      (SI), Z0
+	VSUBPS       Z8, Z0, Z0
+	VMAXPS       Z0, Z30, Z0
+	VMULPS       Z29, Z0, Z1
+	VRNDSCALEPS  $0, Z1, Z1
+	VFNMADD231PS Z28, Z1, Z0
+	VFNMADD231PS Z27, Z1, Z0
+	VMOVAPS      Z21, Z2
+	VFMADD213PS  Z22, Z0, Z2
+	VFMADD213PS  Z23, Z0, Z2
+	VFMADD213PS  Z24, Z0, Z2
+	VFMADD213PS  Z25, Z0, Z2
+	VFMADD213PS  Z26, Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VFMADD213PS  Z0, Z3, Z2
+	VADDPS       Z20, Z2, Z2
+	VSCALEFPS    Z1, Z2, Z0
+	VMOVUPS      Z0, (SI)
+	VADDPS       Z0, Z5, Z5
+	ADDQ         $64, SI
+	DECQ         CX
+	JNZ          ebexp
+	VEXTRACTF64X4 $1, Z5, Y1
+	VADDPS        Y1, Y5, Y5
+	VEXTRACTF128  $1, Y5, X1
+	VADDPS        X1, X5, X5
+	VPERMILPS     $0x4e, X5, X1
+	VADDPS        X1, X5, X5
+	VPERMILPS     $0xb1, X5, X1
+	VADDPS        X1, X5, X5
+	VMOVSS        X5, sum+28(FP)
+	VZEROUPPER
+	RET
