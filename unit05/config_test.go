@@ -2,6 +2,7 @@ package unit05
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -82,6 +83,12 @@ func TestC5_1_Validate(t *testing.T) {
 		// Two faults: the error names the first in the doc comment's order.
 		{"Dim", func(c *Config) { c.Dim, c.Rope = 0, 7 }},
 		{"HeadDim", func(c *Config) { c.HeadDim, c.RopeBase = 7, 0 }},
+	}
+	// A factor count that is off says how many it wants.
+	c := good
+	c.RopeFactors = ropeFactors(c.HeadDim/2+1, 1)
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), fmt.Sprint(c.HeadDim/2)) || !strings.Contains(err.Error(), fmt.Sprint(c.HeadDim/2+1)) {
+		t.Errorf("Validate with %d RopeFactors for HeadDim %d = %v; want an error that gives both the count and the %d wanted (HeadDim/2)", len(c.RopeFactors), c.HeadDim, err, c.HeadDim/2)
 	}
 	for _, b := range bad {
 		c := good

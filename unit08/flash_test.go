@@ -41,11 +41,14 @@ func TestC8_2_New(t *testing.T) {
 // prefillProblems cover MHA, GQA and MQA, groups larger than TileQueries,
 // odd head widths (1, and 80: more than one block of 64 columns),
 // prompts of one tile and of many, and keys that span several blocks of
-// TileKeys (pos0 + T up to 330).
+// TileKeys (pos0 + T up to 330). Head widths of 1, 17 and 30 with more
+// than 16 keys: no whole 16 of dimensions, one and one over, and a
+// multiple of 15 (the fast roads take whole 16s only).
 var prefillProblems = []problem{
 	{4, 4, 16, 2, 0}, {4, 4, 16, 33, 0}, {8, 2, 8, 130, 0}, {8, 2, 8, 5, 127},
 	{4, 1, 16, 64, 200}, {6, 2, 6, 40, 90}, {3, 3, 10, 7, 1}, {64, 1, 8, 3, 129},
 	{32, 4, 64, 9, 256}, {2, 1, 4, 150, 180}, {4, 2, 80, 6, 70}, {2, 1, 1, 7, 3},
+	{2, 1, 1, 30, 20}, {4, 2, 17, 20, 40}, {2, 1, 30, 24, 20}, {2, 1, 16, 15, 0},
 }
 
 func TestC8_2_Prefill(t *testing.T) {

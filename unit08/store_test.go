@@ -136,10 +136,11 @@ func TestC8_5_Attend(t *testing.T) {
 	defer done()
 	// Head widths of one Q8_0 block to eight (256: more 16-value steps in a
 	// row than any narrower head takes).
-	probs := []problem{{8, 2, 32, 70, 200}, {4, 1, 64, 1, 700}, {6, 3, 32, 130, 0}, {8, 2, 32, 1, 0}, {2, 2, 96, 1, 300}, {2, 1, 256, 3, 130}, {4, 2, 256, 1, 290}}
-	// Heads narrower than 16 halves, or not a multiple of 16 wide: no Q8_0
-	// (it needs multiples of 32), and no 16-value steps for F16.
-	narrow := []problem{{4, 2, 8, 5, 140}, {4, 2, 8, 1, 300}, {2, 1, 24, 1, 150}}
+	probs := []problem{{8, 2, 32, 70, 200}, {4, 1, 64, 1, 700}, {4, 2, 32, 1, 14}, {6, 3, 32, 130, 0}, {8, 2, 32, 1, 0}, {2, 2, 96, 1, 300}, {2, 1, 256, 3, 130}, {4, 2, 256, 1, 290}}
+	// Heads narrower than 16 halves, or not a multiple of 16 wide (1, 8,
+	// 17, 24, 30): no Q8_0 (it needs multiples of 32), and no 16-value
+	// steps for F16.
+	narrow := []problem{{4, 2, 8, 5, 140}, {4, 2, 8, 1, 300}, {2, 1, 24, 1, 150}, {2, 1, 1, 3, 100}, {2, 1, 17, 3, 100}, {2, 1, 17, 1, 100}, {2, 1, 30, 1, 150}}
 	for i, ty := range append(typePairs, [2]CacheType{CacheF16, CacheF32}) {
 		cases := probs
 		if ty[0] != CacheQ8_0 && ty[1] != CacheQ8_0 {
