@@ -598,6 +598,7 @@ func TestC10_4_RopeFactors(t *testing.T) {
 		{"rope.scaling.type longrope", str("llama.rope.scaling.type", "longrope"), unit00.ErrUnsupported, "longrope"},
 		{"rope.scaling.type as a number", setKV("llama.rope.scaling.type", TypeUint32, uint32(1)), unit00.ErrInvalid, "rope.scaling.type"},
 		{"rope.scaling.factor −2", f32("llama.rope.scaling.factor", -2), unit00.ErrInvalid, "rope.scaling.factor"},
+		{"rope.scaling.factor −0.5", f32("llama.rope.scaling.factor", -0.5), unit00.ErrInvalid, "rope.scaling.factor"},
 		{"rope.scaling.factor NaN", f32("llama.rope.scaling.factor", float32(math.NaN())), unit00.ErrInvalid, "rope.scaling.factor"},
 		{"rope.scaling.factor +Inf", f32("llama.rope.scaling.factor", float32(math.Inf(1))), unit00.ErrInvalid, "rope.scaling.factor"},
 		{"rope.scale_linear as a string", str("llama.rope.scale_linear", "2"), unit00.ErrInvalid, "rope.scale_linear"},
