@@ -473,6 +473,14 @@ func TestC10_4_Load(t *testing.T) {
 // TestC10_4_RopeFactors: a Llama 3 file's rope_freqs tensor, and linear
 // RoPE scaling, become Config.RopeFactors as llama.cpp applies them.
 func TestC10_4_RopeFactors(t *testing.T) {
+	// The given Llama3RopeFactors, by hand: a head of 8 at base 10⁴ has
+	// wavelengths 2π·10^i (6.3, 62.8, 628, 6283); with a context of 64 and
+	// frequency factors 1 and 4 the first is short (< 16: 1), the last two
+	// long (> 64: the factor 8), and 62.8 is interpolated with smooth =
+	// (64/62.83 − 1)/3 = 0.0062, 1/((1 − smooth)/8 + smooth) = 7.6674.
+	if got := Llama3RopeFactors(8, 10000, 8, 1, 4, 64); len(got) != 4 || got[0] != 1 || math.Abs(float64(got[1])-7.6674) > 1e-3 || got[2] != 8 || got[3] != 8 {
+		t.Errorf("Llama3RopeFactors(8, 10000, 8, 1, 4, 64) = %v; want [1 7.6674 8 8]", got)
+	}
 	spec := tinySpec("llama", unit01.Q8_0, false)
 	half := spec.Config.HeadDim / 2
 	spec.Config.RopeFactors = make([]float32, half)
