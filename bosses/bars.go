@@ -286,6 +286,13 @@ var Table = []Boss{
 			{Metric: "itl-p50-ms", Cmp: Info, How: "the 8 clients' time between two tokens of a request, median"},
 			{Metric: "itl-p99-ms", Cmp: Info, How: "the same, 99th percentile"},
 		},
+	},
+	{
+		Unit: 14, Name: "Engine", Title: "the engine complete",
+		Bars: []Bar{
+			{Metric: "decode-x-ref", Cmp: AtLeast, Value: 0.8, How: "llm built from the units under test and llm built from the reference solutions, `llm bench -p 64 -n 32 -t 2 -r 3` each (-r 2 with -short) on the same TinyLlama-shaped Q4_0 file (`llm gen --shape tinyllama-1.1b --type q4_0`), in turns, twice each (once with -short), each engine's best turn: the tg tokens per second of the one under test over the reference's"},
+			{Metric: "prefill-x-ref", Cmp: AtLeast, Value: 0.7, How: "the same for the pp64 tokens per second"},
+		},
 	}}
 
 // For returns the boss of a unit.

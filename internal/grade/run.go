@@ -22,6 +22,11 @@ type Binary struct {
 	Pkg   string // the package's import path
 	Tags  string // build tags it was built with ("" or "forgedebug")
 	Short bool   // run with -test.short
+	// Overlay is the overlay file it was built with ("" for none). The
+	// binary runs with it in FORGE_OVERLAY, so that a test that builds
+	// more of the engine (unit14's boss builds llm) builds it from the
+	// same units.
+	Overlay string
 }
 
 // Compile builds the test binary of the package in pkgDir (relative to root)
@@ -43,7 +48,7 @@ func Compile(ctx context.Context, root, pkgDir, overlayPath, out string, flags .
 	if _, err := os.Stat(out); err != nil {
 		return Binary{}, &BuildError{Output: "go test -c wrote no binary (no test files in " + pkgDir + "?)"}
 	}
-	b := Binary{Path: out, Dir: filepath.Join(root, pkgDir), Pkg: "github.com/llmforge/forge/" + filepath.ToSlash(pkgDir)}
+	b := Binary{Path: out, Dir: filepath.Join(root, pkgDir), Pkg: "github.com/llmforge/forge/" + filepath.ToSlash(pkgDir), Overlay: overlayPath}
 	for i, f := range flags {
 		if f == "-tags" && i+1 < len(flags) {
 			b.Tags = flags[i+1]
@@ -131,6 +136,9 @@ func (r Runner) run(ctx context.Context, b Binary, args ...string) ([]event, err
 	}
 	cmd := exec.CommandContext(ctx, r.Test2JSON, full...)
 	cmd.Dir = b.Dir
+	if b.Overlay != "" {
+		cmd.Env = append(os.Environ(), "FORGE_OVERLAY="+b.Overlay)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, runErr := cmd.Output()
