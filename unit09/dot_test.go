@@ -1,12 +1,14 @@
 package unit09
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"testing"
 
 	"github.com/llmforge/forge/oracle"
 	"github.com/llmforge/forge/unit01"
+	"github.com/llmforge/forge/unit03"
 )
 
 func TestC9_3_VecDotType(t *testing.T) {
@@ -40,8 +42,16 @@ func activations(t *testing.T, dt unit01.DType, x []float32) ([]byte, []float64)
 // weights times the dequantized activations, within (4·blocks + 64)·ε·Σ|w·a|.
 func checkDot(t *testing.T, what string, dt unit01.DType, w []byte, x []float32) {
 	t.Helper()
-	n := len(x)
-	a, ad := activations(t, dt, x)
+	a, _ := activations(t, dt, x)
+	checkDotOf(t, what, dt, w, a)
+}
+
+// checkDotOf is checkDot with the activations a given as bytes of
+// VecDotType(dt).
+func checkDotOf(t *testing.T, what string, dt unit01.DType, w, a []byte) {
+	t.Helper()
+	ad := oracle.DequantRow(int(VecDotType(dt)), a)
+	n := len(ad)
 	wd := oracle.DequantRow(int(dt), w)
 	want, abs := 0.0, 0.0
 	for i := range wd {
@@ -241,4 +251,167 @@ func TestC9_3_Lengths(t *testing.T) {
 			checkDot(t, fmt.Sprintf("Dot(%v) of %d blocks (%d elements; if only some counts fail, the blocks after the last whole group of a fast path, or the first group, are summed wrong)", dt, blocks, n), dt, w, x)
 		}
 	}
+}
+
+// TestC9_3_Extremes takes the dot products of Q4_1, Q5_0 and Q5_K rows
+// whose quants are all at their maximum, all at 0, or in patterns of the
+// two and of every value (so that the halves of a block, and the
+// sub-blocks of a super-block, differ), under the largest f16 scales of either sign and the smallest
+// subnormal, with activation quants all +127, all −128, alternating, or
+// running through every value. Rows are 13 blocks (5 super-blocks): a
+// kernel's groups and the blocks left over. These are the values at which
+// a SIMD kernel's 16-bit sums saturate, its signed and unsigned operands
+// swap, a fifth bit lands on the wrong byte, or a negative scale or min
+// loses its sign; random rows never reach them. Then the same rows, six
+// of them, through MulT, whose four-row kernels take the first four. The
+// bound is TestC9_3_Dot's; the scales are chosen so that the terms of a
+// block never cancel (Q4_1's m has d's sign, Q5_K's dmin the opposite),
+// which keeps it honest.
+func TestC9_3_Extremes(t *testing.T) {
+	for _, dt := range []unit01.DType{unit01.Q4_1, unit01.Q5_0, unit01.Q5_K} {
+		blocks := 13
+		if dt.BlockSize() == 256 {
+			blocks = 5
+		}
+		n := blocks * dt.BlockSize()
+		var rows [][]byte
+		for _, wc := range extremeWeights {
+			for _, sc := range extremeScales {
+				w := extremeRow(dt, n, wc.q, sc.d, sc.m)
+				rows = append(rows, w)
+				for _, ac := range extremeActs {
+					a := extremeActivations(VecDotType(dt), n, ac.q)
+					checkDotOf(t, fmt.Sprintf("Dot(%v, %d elements) of quants %s under scales %s with activation quants %s", dt, n, wc.name, sc.name, ac.name), dt, w, a)
+				}
+			}
+		}
+		// MulT: six rows (a group of four, two left over) of different
+		// extremes, and activations of ±1 and ¼, which quantize to ±127
+		// and 32.
+		p := unit03.NewPool(2)
+		rb := rowBytes(dt, n)
+		data := make([]byte, 0, 6*rb)
+		for _, i := range []int{0, 4, 8, 9, 13, 14} { // rows[3·pattern + scales]
+			data = append(data, rows[i]...)
+		}
+		m, err := NewQMatrix(dt, 6, n, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := unit03.Mat{Rows: 3, Cols: n, Stride: n, Data: make([]float32, 3*n)}
+		for i := range n {
+			x.Data[i] = 1
+			x.Data[n+i] = []float32{1, -1, -1, 1, 0.25}[i%5]
+			x.Data[2*n+i] = -1
+		}
+		mulTCaseOf(t, m, oracle.DequantRow(int(dt), data), x, nil, p)
+		p.Close()
+	}
+}
+
+// The extremes of TestC9_3_Extremes: quants as a function of the element
+// and the type's largest quant, f16 scales (d, and m or dmin), and
+// activation quants as a function of the element.
+var (
+	extremeWeights = []struct {
+		name string
+		q    func(i, max int) int
+	}{
+		{"all at the maximum", func(i, max int) int { return max }},
+		{"all 0", func(i, max int) int { return 0 }},
+		{"alternating maximum and 0", func(i, max int) int { return max * (i % 2) }},
+		{"at the maximum every third element, else 0", func(i, max int) int { return max * (1 - min(1, i%3)) }},
+		{"0, 1, … the maximum, 0, 1, …", func(i, max int) int { return i % (max + 1) }},
+	}
+	extremeScales = []struct {
+		name string
+		d, m float32 // m: Q4_1's m, Q5_K's dmin
+	}{
+		{"d = m = 65504, dmin = −65504", 65504, 65504},
+		{"d = m = −65504, dmin = 65504", -65504, -65504},
+		{"d = m = 2⁻²⁴, dmin = −2⁻²⁴ (subnormal)", 0x1p-24, 0x1p-24},
+	}
+	extremeActs = []struct {
+		name string
+		q    func(i int) int
+	}{
+		{"all +127", func(i int) int { return 127 }},
+		{"all −128", func(i int) int { return -128 }},
+		{"alternating +127 and −128", func(i int) int { return 127 - 255*(i%2) }},
+		{"through every value", func(i int) int { return (i*73+11)%256 - 128 }},
+	}
+)
+
+// extremeRow encodes n elements of type dt (Q4_1, Q5_0 or Q5_K) with
+// quants q(i, max) and the f16 scales d and m: Q4_1's m is m, Q5_K's dmin
+// is −m, and its six-bit sub-block scales and mins are all 63.
+func extremeRow(dt unit01.DType, n int, q func(i, max int) int, d, m float32) []byte {
+	w := make([]byte, rowBytes(dt, n))
+	bb, bs := dt.BlockBytes(), dt.BlockSize()
+	put := func(b []byte, v float32) { binary.LittleEndian.PutUint16(b, unit01.F32ToF16(v)) }
+	for o, e := 0, 0; o < len(w); o, e = o+bb, e+bs {
+		b := w[o : o+bb]
+		switch dt {
+		case unit01.Q4_1:
+			put(b, d)
+			put(b[2:], m)
+			for j := range 16 {
+				b[4+j] = byte(q(e+j, 15) | q(e+j+16, 15)<<4)
+			}
+		case unit01.Q5_0:
+			put(b, d)
+			var qh uint32
+			for j := range 16 {
+				lo, hi := q(e+j, 31), q(e+j+16, 31)
+				b[6+j] = byte(lo&0xF | (hi&0xF)<<4)
+				qh |= uint32(lo>>4)<<j | uint32(hi>>4)<<(j+16)
+			}
+			binary.LittleEndian.PutUint32(b[2:], qh)
+		case unit01.Q5_K:
+			put(b, d)
+			put(b[2:], -m)
+			for j := range 12 {
+				b[4+j] = 0xFF // every scale and min 63
+			}
+			for i := range 256 {
+				v := q(e+i, 31)
+				s, l := i/32, i%32
+				b[16+l] |= byte(v>>4) << s
+				b[48+32*(s/2)+l] |= byte(v&0xF) << (4 * (s % 2))
+			}
+		}
+	}
+	return w
+}
+
+// extremeActivations encodes n activations of type adt (Q8_0 or Q8_K)
+// with quants q(i), the scales of the blocks alternating between 1 and
+// 1/127, and Q8_K's bsums the sums of its quants.
+func extremeActivations(adt unit01.DType, n int, q func(i int) int) []byte {
+	a := make([]byte, rowBytes(adt, n))
+	bb, bs := adt.BlockBytes(), adt.BlockSize()
+	for o, e := 0, 0; o < len(a); o, e = o+bb, e+bs {
+		b := a[o : o+bb]
+		d := float32(1)
+		if e/bs%2 == 1 {
+			d = 1.0 / 127
+		}
+		if adt == unit01.Q8_0 {
+			binary.LittleEndian.PutUint16(b, unit01.F32ToF16(d))
+			for j := range 32 {
+				b[2+j] = byte(int8(q(e + j)))
+			}
+			continue
+		}
+		binary.LittleEndian.PutUint32(b, math.Float32bits(d))
+		for g := range 16 {
+			sum := 0
+			for j := 16 * g; j < 16*g+16; j++ {
+				b[4+j] = byte(int8(q(e + j)))
+				sum += q(e + j)
+			}
+			binary.LittleEndian.PutUint16(b[260+2*g:], uint16(int16(sum)))
+		}
+	}
+	return a
 }

@@ -48,9 +48,9 @@ func dot(dt unit01.DType, w, a []byte) float32 {
 	case unit01.Q8_0:
 		return dotQ8_0(w, a)
 	case unit01.Q4_1:
-		return dotQ4_1Go(w, a)
+		return dotQ4_1(w, a)
 	case unit01.Q5_0:
-		return dotQ5_0Go(w, a)
+		return dotQ5_0(w, a)
 	case unit01.Q4_K:
 		return dotQ4_K(w, a)
 	case unit01.Q5_K:

@@ -11,17 +11,19 @@ import (
 
 // The assembly dot products, at two levels:
 //
-//   - levelVNNI (dot_amd64.s): AVX-512 with VNNI. VPDPBUSD multiplies 64
+//   - levelVNNI (dot_amd64.s; Q5_0, Q4_1 and Q5_K in dot_more_amd64.s):
+//     AVX-512 with VNNI. VPDPBUSD multiplies 64
 //     unsigned bytes by 64 signed bytes and adds each group of four
 //     products into one of sixteen 32-bit sums, in one instruction.
-//   - levelAVX2 (dot_avx2_amd64.s): AVX2 with FMA. VPMADDUBSW multiplies
+//   - levelAVX2 (dot_avx2_amd64.s; dot_more_avx2_amd64.s): AVX2 with FMA. VPMADDUBSW multiplies
 //     32 unsigned by 32 signed bytes into sixteen 16-bit sums of pairs,
 //     and VPMADDWD by ones (or by a scale) adds the pairs into eight
 //     32-bit sums.
 //
 // Each kernel takes whole groups of blocks (groupBytes: pairs of Q4_0
 // blocks, or groups of four in the VNNI 4-row kernel); the Go dot products
-// finish the blocks left over.
+// finish the blocks left over. Every weight type but the float ones has
+// its kernels.
 const (
 	levelGo = iota
 	levelAVX2
@@ -97,6 +99,30 @@ func dotQ6_KAVX2(w, a *byte, supers int) float32
 //go:noescape
 func dot4Q6_KAVX2(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
 
+//go:noescape
+func dotQ5_0VNNI(w, a *byte, quads int) float32
+
+//go:noescape
+func dot4Q5_0VNNI(w0, w1, w2, w3, a *byte, quads int, out *[4]float32)
+
+//go:noescape
+func dotQ5_0AVX2(w, a *byte, pairs int) float32
+
+//go:noescape
+func dot4Q5_0AVX2(w0, w1, w2, w3, a *byte, pairs int, out *[4]float32)
+
+//go:noescape
+func dotQ4_1VNNI(w, a *byte, quads int) float32
+
+//go:noescape
+func dot4Q4_1VNNI(w0, w1, w2, w3, a *byte, quads int, out *[4]float32)
+
+//go:noescape
+func dotQ4_1AVX2(w, a *byte, pairs int) float32
+
+//go:noescape
+func dot4Q4_1AVX2(w0, w1, w2, w3, a *byte, pairs int, out *[4]float32)
+
 // groupBytes returns the weight and activation bytes one step of the
 // kernels of type dt takes at the current level: of each row for the
 // 4-row kernel if four, else of the one row.
@@ -113,6 +139,16 @@ func groupBytes(dt unit01.DType, four bool) (wb, ab int) {
 			return 68, 68 // two blocks
 		}
 		return 34, 34
+	case unit01.Q5_0:
+		if vnni {
+			return 88, 136 // four blocks, in both kernels
+		}
+		return 44, 68 // two blocks
+	case unit01.Q4_1:
+		if vnni {
+			return 80, 136 // four blocks, in both kernels
+		}
+		return 40, 68 // two blocks
 	case unit01.Q4_K:
 		return 144, 292
 	}
@@ -127,6 +163,10 @@ func kernel1(dt unit01.DType, w, a *byte, n int) float32 {
 			return dotQ4_0VNNI(w, a, n)
 		case unit01.Q8_0:
 			return dotQ8_0VNNI(w, a, n)
+		case unit01.Q5_0:
+			return dotQ5_0VNNI(w, a, n)
+		case unit01.Q4_1:
+			return dotQ4_1VNNI(w, a, n)
 		case unit01.Q4_K:
 			return dotQ4_KVNNI(w, a, n)
 		}
@@ -137,6 +177,10 @@ func kernel1(dt unit01.DType, w, a *byte, n int) float32 {
 		return dotQ4_0AVX2(w, a, n)
 	case unit01.Q8_0:
 		return dotQ8_0AVX2(w, a, n)
+	case unit01.Q5_0:
+		return dotQ5_0AVX2(w, a, n)
+	case unit01.Q4_1:
+		return dotQ4_1AVX2(w, a, n)
 	case unit01.Q4_K:
 		return dotQ4_KAVX2(w, a, n)
 	}
@@ -151,6 +195,10 @@ func kernel4(dt unit01.DType, w0, w1, w2, w3, a *byte, n int, out *[4]float32) {
 			dot4Q4_0VNNI(w0, w1, w2, w3, a, n, out)
 		case unit01.Q8_0:
 			dot4Q8_0VNNI(w0, w1, w2, w3, a, n, out)
+		case unit01.Q5_0:
+			dot4Q5_0VNNI(w0, w1, w2, w3, a, n, out)
+		case unit01.Q4_1:
+			dot4Q4_1VNNI(w0, w1, w2, w3, a, n, out)
 		case unit01.Q4_K:
 			dot4Q4_KVNNI(w0, w1, w2, w3, a, n, out)
 		default:
@@ -163,6 +211,10 @@ func kernel4(dt unit01.DType, w0, w1, w2, w3, a *byte, n int, out *[4]float32) {
 		dot4Q4_0AVX2(w0, w1, w2, w3, a, n, out)
 	case unit01.Q8_0:
 		dot4Q8_0AVX2(w0, w1, w2, w3, a, n, out)
+	case unit01.Q5_0:
+		dot4Q5_0AVX2(w0, w1, w2, w3, a, n, out)
+	case unit01.Q4_1:
+		dot4Q4_1AVX2(w0, w1, w2, w3, a, n, out)
 	case unit01.Q4_K:
 		dot4Q4_KAVX2(w0, w1, w2, w3, a, n, out)
 	default:
@@ -178,14 +230,18 @@ func dotGo(dt unit01.DType, w, a []byte) float32 {
 		return dotQ4_0Go(w, a)
 	case unit01.Q8_0:
 		return dotQ8_0Go(w, a)
+	case unit01.Q5_0:
+		return dotQ5_0Go(w, a)
+	case unit01.Q4_1:
+		return dotQ4_1Go(w, a)
 	case unit01.Q4_K:
 		return dotQ4_KGo(w, a)
 	}
 	return dotQ6_KGo(w, a)
 }
 
-// dotAsm is the dot product of a row of type dt (Q4_0, Q8_0, Q4_K or
-// Q6_K) with a: the 1-row kernel over its whole groups, Go for the rest.
+// dotAsm is the dot product of a row of type dt (a quantized weight type,
+// not Q8_K) with a: the 1-row kernel over its whole groups, Go for the rest.
 // The activations hold as many blocks as w (the callers checked), so one
 // bounds check of each covers all the kernel reads.
 func dotAsm(dt unit01.DType, w, a []byte) float32 {
@@ -207,6 +263,8 @@ func dotAsm(dt unit01.DType, w, a []byte) float32 {
 
 func dotQ4_0(w, a []byte) float32 { return dotAsm(unit01.Q4_0, w, a) }
 func dotQ8_0(w, a []byte) float32 { return dotAsm(unit01.Q8_0, w, a) }
+func dotQ5_0(w, a []byte) float32 { return dotAsm(unit01.Q5_0, w, a) }
+func dotQ4_1(w, a []byte) float32 { return dotAsm(unit01.Q4_1, w, a) }
 func dotQ4_K(w, a []byte) float32 { return dotAsm(unit01.Q4_K, w, a) }
 func dotQ6_K(w, a []byte) float32 { return dotAsm(unit01.Q6_K, w, a) }
 
@@ -217,7 +275,7 @@ func dot4(dt unit01.DType, w0, w1, w2, w3, a []byte, out *[4]float32) bool {
 	switch {
 	case level == levelGo:
 		return false
-	case dt != unit01.Q4_0 && dt != unit01.Q8_0 && dt != unit01.Q4_K && dt != unit01.Q6_K:
+	case dt != unit01.Q4_0 && dt != unit01.Q8_0 && dt != unit01.Q5_0 && dt != unit01.Q4_1 && dt != unit01.Q4_K && dt != unit01.Q6_K:
 		return false
 	}
 	wb, ab := groupBytes(dt, true)

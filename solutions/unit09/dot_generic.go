@@ -8,6 +8,8 @@ import "github.com/llmforge/forge/unit01"
 
 func dotQ4_0(w, a []byte) float32 { return dotQ4_0Go(w, a) }
 func dotQ8_0(w, a []byte) float32 { return dotQ8_0Go(w, a) }
+func dotQ5_0(w, a []byte) float32 { return dotQ5_0Go(w, a) }
+func dotQ4_1(w, a []byte) float32 { return dotQ4_1Go(w, a) }
 func dotQ4_K(w, a []byte) float32 { return dotQ4_KGo(w, a) }
 func dotQ6_K(w, a []byte) float32 { return dotQ6_KGo(w, a) }
 
