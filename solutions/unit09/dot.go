@@ -54,7 +54,7 @@ func dot(dt unit01.DType, w, a []byte) float32 {
 	case unit01.Q4_K:
 		return dotQ4_K(w, a)
 	case unit01.Q5_K:
-		return dotQ5_KGo(w, a)
+		return dotQ5_K(w, a)
 	case unit01.Q6_K:
 		return dotQ6_K(w, a)
 	}

@@ -123,6 +123,18 @@ func dotQ4_1AVX2(w, a *byte, pairs int) float32
 //go:noescape
 func dot4Q4_1AVX2(w0, w1, w2, w3, a *byte, pairs int, out *[4]float32)
 
+//go:noescape
+func dotQ5_KVNNI(w, a *byte, supers int) float32
+
+//go:noescape
+func dot4Q5_KVNNI(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
+
+//go:noescape
+func dotQ5_KAVX2(w, a *byte, supers int) float32
+
+//go:noescape
+func dot4Q5_KAVX2(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
+
 // groupBytes returns the weight and activation bytes one step of the
 // kernels of type dt takes at the current level: of each row for the
 // 4-row kernel if four, else of the one row.
@@ -151,6 +163,8 @@ func groupBytes(dt unit01.DType, four bool) (wb, ab int) {
 		return 40, 68 // two blocks
 	case unit01.Q4_K:
 		return 144, 292
+	case unit01.Q5_K:
+		return 176, 292
 	}
 	return 210, 292 // Q6_K
 }
@@ -169,6 +183,8 @@ func kernel1(dt unit01.DType, w, a *byte, n int) float32 {
 			return dotQ4_1VNNI(w, a, n)
 		case unit01.Q4_K:
 			return dotQ4_KVNNI(w, a, n)
+		case unit01.Q5_K:
+			return dotQ5_KVNNI(w, a, n)
 		}
 		return dotQ6_KVNNI(w, a, n)
 	}
@@ -183,6 +199,8 @@ func kernel1(dt unit01.DType, w, a *byte, n int) float32 {
 		return dotQ4_1AVX2(w, a, n)
 	case unit01.Q4_K:
 		return dotQ4_KAVX2(w, a, n)
+	case unit01.Q5_K:
+		return dotQ5_KAVX2(w, a, n)
 	}
 	return dotQ6_KAVX2(w, a, n)
 }
@@ -201,6 +219,8 @@ func kernel4(dt unit01.DType, w0, w1, w2, w3, a *byte, n int, out *[4]float32) {
 			dot4Q4_1VNNI(w0, w1, w2, w3, a, n, out)
 		case unit01.Q4_K:
 			dot4Q4_KVNNI(w0, w1, w2, w3, a, n, out)
+		case unit01.Q5_K:
+			dot4Q5_KVNNI(w0, w1, w2, w3, a, n, out)
 		default:
 			dot4Q6_KVNNI(w0, w1, w2, w3, a, n, out)
 		}
@@ -217,6 +237,8 @@ func kernel4(dt unit01.DType, w0, w1, w2, w3, a *byte, n int, out *[4]float32) {
 		dot4Q4_1AVX2(w0, w1, w2, w3, a, n, out)
 	case unit01.Q4_K:
 		dot4Q4_KAVX2(w0, w1, w2, w3, a, n, out)
+	case unit01.Q5_K:
+		dot4Q5_KAVX2(w0, w1, w2, w3, a, n, out)
 	default:
 		dot4Q6_KAVX2(w0, w1, w2, w3, a, n, out)
 	}
@@ -236,6 +258,8 @@ func dotGo(dt unit01.DType, w, a []byte) float32 {
 		return dotQ4_1Go(w, a)
 	case unit01.Q4_K:
 		return dotQ4_KGo(w, a)
+	case unit01.Q5_K:
+		return dotQ5_KGo(w, a)
 	}
 	return dotQ6_KGo(w, a)
 }
@@ -266,6 +290,7 @@ func dotQ8_0(w, a []byte) float32 { return dotAsm(unit01.Q8_0, w, a) }
 func dotQ5_0(w, a []byte) float32 { return dotAsm(unit01.Q5_0, w, a) }
 func dotQ4_1(w, a []byte) float32 { return dotAsm(unit01.Q4_1, w, a) }
 func dotQ4_K(w, a []byte) float32 { return dotAsm(unit01.Q4_K, w, a) }
+func dotQ5_K(w, a []byte) float32 { return dotAsm(unit01.Q5_K, w, a) }
 func dotQ6_K(w, a []byte) float32 { return dotAsm(unit01.Q6_K, w, a) }
 
 // dot4 takes the dot products of four rows of type dt with a in one pass
@@ -275,7 +300,8 @@ func dot4(dt unit01.DType, w0, w1, w2, w3, a []byte, out *[4]float32) bool {
 	switch {
 	case level == levelGo:
 		return false
-	case dt != unit01.Q4_0 && dt != unit01.Q8_0 && dt != unit01.Q5_0 && dt != unit01.Q4_1 && dt != unit01.Q4_K && dt != unit01.Q6_K:
+	case dt != unit01.Q4_0 && dt != unit01.Q8_0 && dt != unit01.Q5_0 && dt != unit01.Q4_1 &&
+		dt != unit01.Q4_K && dt != unit01.Q5_K && dt != unit01.Q6_K:
 		return false
 	}
 	wb, ab := groupBytes(dt, true)

@@ -11,6 +11,7 @@ func dotQ8_0(w, a []byte) float32 { return dotQ8_0Go(w, a) }
 func dotQ5_0(w, a []byte) float32 { return dotQ5_0Go(w, a) }
 func dotQ4_1(w, a []byte) float32 { return dotQ4_1Go(w, a) }
 func dotQ4_K(w, a []byte) float32 { return dotQ4_KGo(w, a) }
+func dotQ5_K(w, a []byte) float32 { return dotQ5_KGo(w, a) }
 func dotQ6_K(w, a []byte) float32 { return dotQ6_KGo(w, a) }
 
 // dot4 has no four-row kernel here: the caller takes four dots.

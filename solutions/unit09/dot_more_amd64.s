@@ -407,3 +407,227 @@ q4_1v1_loop:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// ---------------------------------------------------------------------
+// Q5_K × Q8_K: one super-block (256 elements, 176 bytes) per step.
+//
+// dot_amd64.s's Q4_K kernel, with the fifth bits joined to the nibbles.
+// Its two 64-byte loads of qs give the nibbles of
+//
+//	Z0 = sub-blocks 0 | 2    Z1 = 1 | 3    Z2 = 4 | 6    Z3 = 5 | 7
+//
+// and the fifth bit of element 32s+l is bit s of qh[l]. From
+//
+//	H = [qh | qh >> 2]
+//
+// H & 0x11 holds the bits of Z0's elements in bit 0 of each byte and
+// those of Z2's in bit 4; (H >> 1) & 0x11 those of Z1 and Z3 the same
+// way. VPTERNLOGD $0xE4 ("0x0F ? nibble : bits", as in Q6_K) joins each
+// nibble with bit 4 of the other operand, whose bits 5–7 the masks have
+// cleared: Z2 and Z3 take the masked bits as they are, Z0 and Z1 after a
+// shift left by 4 (the word shifts spill bits between bytes, but only
+// into the bits the nibbles provide). The quants are then 0…31, and the
+// rest is Q4_K's: four products per lane stay small (|4·31·128| < 2¹⁵)
+// for VPACKSSDW, and the scales and mins are unpacked alike.
+//
+// Constants: Z31 = 0x0F bytes, Z30 = q4kSc01, Z29 = q4kSc45, Y28 = q4kMins,
+// Y27 = q4kD, Z24 = [+1 ×8 | −1 ×8], Z15 = 0x11 bytes. Per step: Z20–Z23
+// activations, Y25 bsums, Z26 [d_a ×8 | −d_a ×8].
+
+// q4kSc01, q4kSc45, q4kMins, q4kD, plusMinus: as in dot_amd64.s.
+DATA q4kSc01<>+0(SB)/8, $0x0000000000000000
+DATA q4kSc01<>+8(SB)/8, $0x0001000100010001
+DATA q4kSc01<>+16(SB)/8, $0x0000000000000000
+DATA q4kSc01<>+24(SB)/8, $0x0001000100010001
+DATA q4kSc01<>+32(SB)/8, $0x0002000200020002
+DATA q4kSc01<>+40(SB)/8, $0x0003000300030003
+DATA q4kSc01<>+48(SB)/8, $0x0002000200020002
+DATA q4kSc01<>+56(SB)/8, $0x0003000300030003
+GLOBL q4kSc01<>(SB), RODATA|NOPTR, $64
+
+DATA q4kSc45<>+0(SB)/8, $0x0004000400040004
+DATA q4kSc45<>+8(SB)/8, $0x0005000500050005
+DATA q4kSc45<>+16(SB)/8, $0x0004000400040004
+DATA q4kSc45<>+24(SB)/8, $0x0005000500050005
+DATA q4kSc45<>+32(SB)/8, $0x0006000600060006
+DATA q4kSc45<>+40(SB)/8, $0x0007000700070007
+DATA q4kSc45<>+48(SB)/8, $0x0006000600060006
+DATA q4kSc45<>+56(SB)/8, $0x0007000700070007
+GLOBL q4kSc45<>(SB), RODATA|NOPTR, $64
+
+DATA q4kMins<>+0(SB)/8, $0x0009000900080008
+DATA q4kMins<>+8(SB)/8, $0x000b000b000a000a
+DATA q4kMins<>+16(SB)/8, $0x000d000d000c000c
+DATA q4kMins<>+24(SB)/8, $0x000f000f000e000e
+GLOBL q4kMins<>(SB), RODATA|NOPTR, $32
+
+DATA q4kD<>+0(SB)/8, $0x0000000000000000
+DATA q4kD<>+8(SB)/8, $0x0000000000000000
+DATA q4kD<>+16(SB)/8, $0x0001000100010001
+DATA q4kD<>+24(SB)/8, $0x0001000100010001
+GLOBL q4kD<>(SB), RODATA|NOPTR, $32
+
+DATA plusMinus<>+0(SB)/8, $0x3f8000003f800000
+DATA plusMinus<>+8(SB)/8, $0x3f8000003f800000
+DATA plusMinus<>+16(SB)/8, $0x3f8000003f800000
+DATA plusMinus<>+24(SB)/8, $0x3f8000003f800000
+DATA plusMinus<>+32(SB)/8, $0xbf800000bf800000
+DATA plusMinus<>+40(SB)/8, $0xbf800000bf800000
+DATA plusMinus<>+48(SB)/8, $0xbf800000bf800000
+DATA plusMinus<>+56(SB)/8, $0xbf800000bf800000
+GLOBL plusMinus<>(SB), RODATA|NOPTR, $64
+
+#define Q5_KVNNI_SETUP \
+	MOVL         $0x0F, AX ; \
+	VPBROADCASTB AX, Z31 ; \
+	MOVL         $0x11, AX ; \
+	VPBROADCASTB AX, Z15 ; \
+	VMOVDQU64    q4kSc01<>(SB), Z30 ; \
+	VMOVDQU64    q4kSc45<>(SB), Z29 ; \
+	VMOVDQU64    q4kMins<>(SB), Y28 ; \
+	VMOVDQU64    q4kD<>(SB), Y27 ; \
+	VMOVUPS      plusMinus<>(SB), Z24
+
+// Q5_KVNNI_ACTS arranges the activation super-block at SI as the quants
+// (dot_amd64.s's Q4_KVNNI_ACTS).
+#define Q5_KVNNI_ACTS \
+	VMOVDQU64    4(SI), Y20 ; \
+	VINSERTI64X4 $1, 68(SI), Z20, Z20 /* a 0–31 | a 64–95: sub-blocks 0 | 2 */ ; \
+	VMOVDQU64    36(SI), Y21 ; \
+	VINSERTI64X4 $1, 100(SI), Z21, Z21 /* 1 | 3 */ ; \
+	VMOVDQU64    132(SI), Y22 ; \
+	VINSERTI64X4 $1, 196(SI), Z22, Z22 /* 4 | 6 */ ; \
+	VMOVDQU64    164(SI), Y23 ; \
+	VINSERTI64X4 $1, 228(SI), Z23, Z23 /* 5 | 7 */ ; \
+	VMOVDQU64    260(SI), Y25 /* bsums */ ; \
+	VBROADCASTSS (SI), Z26 ; \
+	VMULPS       Z24, Z26, Z26 /* [d_a ×8 | −d_a ×8] */
+
+// q4kScales: as in dot_amd64.s, X8 = [sc0–7, m0–7] from the scales of
+// the super-block at w (AX, DX, R12, R13 scratch).
+#define q4kScales(w) \
+	MOVL    4(w)(BX*1), AX ; \
+	MOVL    8(w)(BX*1), R12 ; \
+	MOVL    12(w)(BX*1), R13 ; \
+	MOVL    AX, DX ; \
+	SHRL    $2, DX ; \
+	ANDL    $0x30303030, DX ; \
+	ANDL    $0x3f3f3f3f, AX ; \
+	SHLQ    $32, DX ; \
+	ORQ     DX, AX ; \
+	MOVL    R13, DX ; \
+	ANDL    $0x0f0f0f0f, DX ; \
+	SHLQ    $32, DX ; \
+	ORQ     DX, AX ; \
+	MOVL    R12, DX ; \
+	SHRL    $2, DX ; \
+	ANDL    $0x30303030, DX ; \
+	SHRL    $4, R13 ; \
+	ANDL    $0x0f0f0f0f, R13 ; \
+	ORL     R13, DX ; \
+	ANDL    $0x3f3f3f3f, R12 ; \
+	SHLQ    $32, DX ; \
+	ORQ     DX, R12 ; \
+	VMOVQ   AX, X8 ; \
+	VPINSRQ $1, R12, X8, X8
+
+// Q5_KVNNI_ROW adds the super-block of the row at w to acc.
+#define Q5_KVNNI_ROW(w, acc) \
+	q4kScales(w) ; \
+	VPMOVZXBW     X8, Y8 /* scales and mins as words */ ; \
+	VPERMW        Z8, Z30, Z9 /* scales of sub-blocks 0–3, spread */ ; \
+	VPERMW        Z8, Z29, Z10 /* 4–7 */ ; \
+	VPERMW        Y8, Y28, Y11 /* the mins, each twice */ ; \
+	VMOVDQU       16(w)(BX*1), Y12 /* qh */ ; \
+	VPSRLW        $2, Y12, Y13 ; \
+	VINSERTI64X4  $1, Y13, Z12, Z12 /* H */ ; \
+	VPSRLW        $1, Z12, Z13 ; \
+	VPANDD        Z15, Z12, Z12 /* fifth bits: of Z0 in bit 0, of Z2 in bit 4 */ ; \
+	VPANDD        Z15, Z13, Z13 /* of Z1 in bit 0, of Z3 in bit 4 */ ; \
+	VMOVDQU64     48(w)(BX*1), Z0 /* chunks 0, 1 */ ; \
+	VMOVDQU64     112(w)(BX*1), Z2 /* chunks 2, 3 */ ; \
+	VPSRLW        $4, Z0, Z1 ; \
+	VPSRLW        $4, Z2, Z3 ; \
+	VPTERNLOGD    $0xE4, Z31, Z12, Z2 /* sub-blocks 4 | 6 */ ; \
+	VPTERNLOGD    $0xE4, Z31, Z13, Z3 /* 5 | 7 */ ; \
+	VPSLLW        $4, Z12, Z12 ; \
+	VPSLLW        $4, Z13, Z13 ; \
+	VPTERNLOGD    $0xE4, Z31, Z12, Z0 /* 0 | 2 */ ; \
+	VPTERNLOGD    $0xE4, Z31, Z13, Z1 /* 1 | 3 */ ; \
+	VPXORD        Z4, Z4, Z4 ; \
+	VPXORD        Z5, Z5, Z5 ; \
+	VPXORD        Z6, Z6, Z6 ; \
+	VPXORD        Z7, Z7, Z7 ; \
+	VPDPBUSD      Z20, Z0, Z4 ; \
+	VPDPBUSD      Z21, Z1, Z5 ; \
+	VPDPBUSD      Z22, Z2, Z6 ; \
+	VPDPBUSD      Z23, Z3, Z7 ; \
+	VPACKSSDW     Z5, Z4, Z4 /* words: lanes 0–1 [s0 ×4, s1 ×4], 2–3 [s2, s3] */ ; \
+	VPACKSSDW     Z7, Z6, Z6 /* the same for s4–s7 */ ; \
+	VPMADDWD      Z9, Z4, Z4 /* × sc_s */ ; \
+	VPDPWSSD      Z10, Z6, Z4 ; \
+	VEXTRACTI64X4 $1, Z4, Y5 ; \
+	VPADDD        Y5, Y4, Y4 /* Σ sc_s·Σ q·a, in eight parts */ ; \
+	VPMADDWD      Y25, Y11, Y5 /* m_s·(bsums[2s] + bsums[2s+1]) */ ; \
+	VINSERTI64X4  $1, Y5, Z4, Z4 ; \
+	VCVTDQ2PS     Z4, Z4 ; \
+	VPERMW        (w)(BX*1), Y27, Y6 /* f16 [d ×8, dmin ×8] */ ; \
+	VCVTPH2PS     Y6, Z6 ; \
+	VMULPS        Z26, Z6, Z6 /* [d·d_a ×8, −dmin·d_a ×8] */ ; \
+	VFMADD231PS   Z6, Z4, acc
+
+// func dot4Q5_KVNNI(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
+// supers ≥ 1 super-blocks of Q5_K from each row, times as many of Q8_K
+// from a; out gets the four dot products.
+TEXT ·dot4Q5_KVNNI(SB), NOSPLIT, $8-56
+	MOVQ w0+0(FP), R8
+	MOVQ w1+8(FP), R9
+	MOVQ w2+16(FP), R10
+	MOVQ w3+24(FP), R11
+	MOVQ a+32(FP), SI
+	MOVQ supers+40(FP), CX
+	Q5_KVNNI_SETUP
+	PF_SETUP
+	ZERO_ACCS
+	XORQ BX, BX
+
+q5_kv4_loop:
+	Q5_KVNNI_ACTS
+	Q5_KVNNI_ROW(R8, Z16)
+	Q5_KVNNI_ROW(R9, Z17)
+	Q5_KVNNI_ROW(R10, Z18)
+	Q5_KVNNI_ROW(R11, Z19)
+	PF_NEXT(PF11, q5_kv4_far, q5_kv4_pf) // the next group: 4 × 176 bytes, eleven lines
+	ADDQ       $704, DI
+	ADDQ       $176, BX
+	ADDQ       $292, SI
+	DECQ       CX
+	JNZ        q5_kv4_loop
+
+	MOVQ out+48(FP), DX
+	HSUM4
+	VZEROUPPER
+	RET
+
+// func dotQ5_KVNNI(w, a *byte, supers int) float32
+// The same for one row.
+TEXT ·dotQ5_KVNNI(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), R8
+	MOVQ   a+8(FP), SI
+	MOVQ   supers+16(FP), CX
+	Q5_KVNNI_SETUP
+	VPXORD Z16, Z16, Z16
+	XORQ   BX, BX
+
+q5_kv1_loop:
+	Q5_KVNNI_ACTS
+	Q5_KVNNI_ROW(R8, Z16)
+	ADDQ $176, BX
+	ADDQ $292, SI
+	DECQ CX
+	JNZ  q5_kv1_loop
+
+	HSUM1
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET

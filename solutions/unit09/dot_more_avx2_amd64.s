@@ -340,3 +340,202 @@ q4_1a1_loop:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// ---------------------------------------------------------------------
+// Q5_K × Q8_K: one super-block per step.
+//
+// dot_avx2_amd64.s's Q4_K kernel with the fifth bits. Chunk c of qs gives
+// sub-block 2c in its low nibbles and 2c+1 in its high ones; their fifth
+// bits are bits 2c and 2c+1 of qh[0…31], loaded once per row (Y5). A
+// shift of the qh bytes moves bit 2c (or 2c+1) to bit 4, where an AND
+// with 0x10 keeps it alone and an OR joins it to the nibble: q = 0…31.
+// The shift is left by 4 − 2c (3 − 2c) or right by 2c − 4 (2c − 3); the
+// word shifts spill bits between bytes, but never into bit 4. With quants
+// of at most 31, VPMADDUBSW's pairs stay far from saturating.
+//
+// Constants: Y15 = 0x0F bytes, Y13 = 0x10 bytes. Per step: Y14 d_a ×8.
+// Per row: Y7 the scales as words [sc0–7 | sc0–7], Y6 the mins [m0, m0,
+// …, m7, m7], Y5 qh, Y0 the integer sums.
+
+// q4kSub, q4kMinsY: as in dot_avx2_amd64.s, VPSHUFB indices that repeat
+// word s of a half (32 bytes per s), and that turn [m0–7 | m0–7] into
+// [m0, m0, …, m3, m3 | m4, m4, …, m7, m7].
+DATA q4kSub<>+0(SB)/8, $0x0100010001000100
+DATA q4kSub<>+8(SB)/8, $0x0100010001000100
+DATA q4kSub<>+16(SB)/8, $0x0100010001000100
+DATA q4kSub<>+24(SB)/8, $0x0100010001000100
+DATA q4kSub<>+32(SB)/8, $0x0302030203020302
+DATA q4kSub<>+40(SB)/8, $0x0302030203020302
+DATA q4kSub<>+48(SB)/8, $0x0302030203020302
+DATA q4kSub<>+56(SB)/8, $0x0302030203020302
+DATA q4kSub<>+64(SB)/8, $0x0504050405040504
+DATA q4kSub<>+72(SB)/8, $0x0504050405040504
+DATA q4kSub<>+80(SB)/8, $0x0504050405040504
+DATA q4kSub<>+88(SB)/8, $0x0504050405040504
+DATA q4kSub<>+96(SB)/8, $0x0706070607060706
+DATA q4kSub<>+104(SB)/8, $0x0706070607060706
+DATA q4kSub<>+112(SB)/8, $0x0706070607060706
+DATA q4kSub<>+120(SB)/8, $0x0706070607060706
+DATA q4kSub<>+128(SB)/8, $0x0908090809080908
+DATA q4kSub<>+136(SB)/8, $0x0908090809080908
+DATA q4kSub<>+144(SB)/8, $0x0908090809080908
+DATA q4kSub<>+152(SB)/8, $0x0908090809080908
+DATA q4kSub<>+160(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA q4kSub<>+168(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA q4kSub<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA q4kSub<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA q4kSub<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA q4kSub<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA q4kSub<>+208(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA q4kSub<>+216(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA q4kSub<>+224(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA q4kSub<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA q4kSub<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA q4kSub<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL q4kSub<>(SB), RODATA|NOPTR, $256
+
+DATA q4kMinsY<>+0(SB)/8, $0x0302030201000100
+DATA q4kMinsY<>+8(SB)/8, $0x0706070605040504
+DATA q4kMinsY<>+16(SB)/8, $0x0b0a0b0a09080908
+DATA q4kMinsY<>+24(SB)/8, $0x0f0e0f0e0d0c0d0c
+GLOBL q4kMinsY<>(SB), RODATA|NOPTR, $32
+
+// q4kScales: as in dot_amd64.s, X8 = [sc0–7, m0–7] from the scales of
+// the super-block at w (AX, DX, R12, R13 scratch).
+#define q4kScales(w) \
+	MOVL    4(w)(BX*1), AX ; \
+	MOVL    8(w)(BX*1), R12 ; \
+	MOVL    12(w)(BX*1), R13 ; \
+	MOVL    AX, DX ; \
+	SHRL    $2, DX ; \
+	ANDL    $0x30303030, DX ; \
+	ANDL    $0x3f3f3f3f, AX ; \
+	SHLQ    $32, DX ; \
+	ORQ     DX, AX ; \
+	MOVL    R13, DX ; \
+	ANDL    $0x0f0f0f0f, DX ; \
+	SHLQ    $32, DX ; \
+	ORQ     DX, AX ; \
+	MOVL    R12, DX ; \
+	SHRL    $2, DX ; \
+	ANDL    $0x30303030, DX ; \
+	SHRL    $4, R13 ; \
+	ANDL    $0x0f0f0f0f, R13 ; \
+	ORL     R13, DX ; \
+	ANDL    $0x3f3f3f3f, R12 ; \
+	SHLQ    $32, DX ; \
+	ORQ     DX, R12 ; \
+	VMOVQ   AX, X8 ; \
+	VPINSRQ $1, R12, X8, X8
+
+// Q5_KAVX2_CHUNK adds chunk c of the row at w: quants at qoff, the
+// activations of its two sub-blocks at aoff and aoff+32, their scales
+// spread by the q4kSub tables at soff and soff+32; shlo $nlo and shhi
+// $nhi move the fifth bits of the two sub-blocks to bit 4.
+#define Q5_KAVX2_CHUNK(w, qoff, aoff, soff, shlo, nlo, shhi, nhi) \
+	VMOVDQU    qoff(w)(BX*1), Y1 ; \
+	VPSRLW     $4, Y1, Y2 ; \
+	VPAND      Y15, Y1, Y1 ; \
+	VPAND      Y15, Y2, Y2 ; \
+	shlo       $nlo, Y5, Y3 ; \
+	VPAND      Y13, Y3, Y3 ; \
+	VPOR       Y3, Y1, Y1 /* sub-block 2c */ ; \
+	shhi       $nhi, Y5, Y4 ; \
+	VPAND      Y13, Y4, Y4 ; \
+	VPOR       Y4, Y2, Y2 /* 2c+1 */ ; \
+	VPMADDUBSW aoff(SI), Y1, Y1 ; \
+	VPMADDUBSW (aoff+32)(SI), Y2, Y2 ; \
+	VPSHUFB    q4kSub<>+soff(SB), Y7, Y3 ; \
+	VPMADDWD   Y3, Y1, Y1 /* × sc_2c */ ; \
+	VPSHUFB    q4kSub<>+(soff+32)(SB), Y7, Y4 ; \
+	VPMADDWD   Y4, Y2, Y2 /* × sc_2c+1 */ ; \
+	VPADDD     Y1, Y0, Y0 ; \
+	VPADDD     Y2, Y0, Y0
+
+#define Q5_KAVX2_ROW(w, acc) \
+	q4kScales(w) ; \
+	VPMOVZXBW    X8, Y8 /* [sc0–7 | m0–7] as words */ ; \
+	VPERMQ       $0x44, Y8, Y7 /* [sc0–7 | sc0–7] */ ; \
+	VPERMQ       $0xEE, Y8, Y6 /* [m0–7 | m0–7] */ ; \
+	VPSHUFB      q4kMinsY<>(SB), Y6, Y6 ; \
+	VMOVDQU      16(w)(BX*1), Y5 /* qh */ ; \
+	VPXOR        Y0, Y0, Y0 ; \
+	Q5_KAVX2_CHUNK(w, 48, 4, 0, VPSLLW, 4, VPSLLW, 3) ; \
+	Q5_KAVX2_CHUNK(w, 80, 68, 64, VPSLLW, 2, VPSLLW, 1) ; \
+	Q5_KAVX2_CHUNK(w, 112, 132, 128, VPSRLW, 0, VPSRLW, 1) ; \
+	Q5_KAVX2_CHUNK(w, 144, 196, 192, VPSRLW, 2, VPSRLW, 3) ; \
+	VPMADDWD     260(SI), Y6, Y6 /* m_s·(bsums[2s] + bsums[2s+1]) */ ; \
+	VCVTDQ2PS    Y0, Y0 ; \
+	VCVTDQ2PS    Y6, Y6 ; \
+	VPBROADCASTW (w)(BX*1), X1 ; \
+	VCVTPH2PS    X1, Y1 ; \
+	VMULPS       Y14, Y1, Y1 /* d·d_a */ ; \
+	VFMADD231PS  Y1, Y0, acc ; \
+	VPBROADCASTW 2(w)(BX*1), X2 ; \
+	VCVTPH2PS    X2, Y2 ; \
+	VMULPS       Y14, Y2, Y2 /* dmin·d_a */ ; \
+	VFNMADD231PS Y2, Y6, acc
+
+#define Q5_KAVX2_SETUP \
+	MOVL         $0x0F, AX ; \
+	VMOVD        AX, X15 ; \
+	VPBROADCASTB X15, Y15 ; \
+	MOVL         $0x10, AX ; \
+	VMOVD        AX, X13 ; \
+	VPBROADCASTB X13, Y13
+
+// func dot4Q5_KAVX2(w0, w1, w2, w3, a *byte, supers int, out *[4]float32)
+// supers ≥ 1 super-blocks of Q5_K from each row, times as many of Q8_K
+// from a; out gets the four dot products.
+TEXT ·dot4Q5_KAVX2(SB), NOSPLIT, $8-56
+	MOVQ w0+0(FP), R8
+	MOVQ w1+8(FP), R9
+	MOVQ w2+16(FP), R10
+	MOVQ w3+24(FP), R11
+	MOVQ a+32(FP), SI
+	MOVQ supers+40(FP), CX
+	Q5_KAVX2_SETUP
+	PF_SETUP
+	ZERO_ACCS
+	XORQ BX, BX
+
+q5_ka4_loop:
+	VBROADCASTSS (SI), Y14
+	Q5_KAVX2_ROW(R8, Y9)
+	Q5_KAVX2_ROW(R9, Y10)
+	Q5_KAVX2_ROW(R10, Y11)
+	Q5_KAVX2_ROW(R11, Y12)
+	PF_NEXT(PF11, q5_ka4_far, q5_ka4_pf) // the next group: 4 × 176 bytes, eleven lines
+	ADDQ         $704, DI
+	ADDQ         $176, BX
+	ADDQ         $292, SI
+	DECQ         CX
+	JNZ          q5_ka4_loop
+
+	MOVQ out+48(FP), DX
+	HSUM4
+	VZEROUPPER
+	RET
+
+// func dotQ5_KAVX2(w, a *byte, supers int) float32
+// The same for one row.
+TEXT ·dotQ5_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), R8
+	MOVQ   a+8(FP), SI
+	MOVQ   supers+16(FP), CX
+	Q5_KAVX2_SETUP
+	VXORPS Y9, Y9, Y9
+	XORQ   BX, BX
+
+q5_ka1_loop:
+	VBROADCASTSS (SI), Y14
+	Q5_KAVX2_ROW(R8, Y9)
+	ADDQ         $176, BX
+	ADDQ         $292, SI
+	DECQ         CX
+	JNZ          q5_ka1_loop
+
+	HSUM1
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
