@@ -23,6 +23,8 @@ type LlamaConfig struct {
 	// RopeFactors, when not nil, divides pair i's angle by RopeFactors[i]
 	// (HeadDim/2 of them): Llama 3's frequency factors, GGUF's rope_freqs.
 	RopeFactors []float64
+	// Yarn, when not nil, is YaRN's context extension (see RopeYarn).
+	Yarn *Yarn
 }
 
 // LlamaLayer holds one block's weights, row-major [out, in] as GGUF stores
@@ -76,6 +78,74 @@ func RopeFactors(x []float64, pos int, base float64, neox bool, factors []float6
 			theta /= factors[i]
 		}
 		cos, sin := math.Cos(theta), math.Sin(theta)
+		ia, ib := 2*i, 2*i+1
+		if neox {
+			ia, ib = i, i+hd/2
+		}
+		a, b := x[ia], x[ib]
+		x[ia] = a*cos - b*sin
+		x[ib] = a*sin + b*cos
+	}
+}
+
+// Yarn is YaRN's RoPE scaling (Peng et al., 2023) as ggml's rope applies
+// it with ext_factor 1, the value llama.cpp gives a file of rope.scaling.type
+// "yarn": Factor s (≥ 1) stretches the context OrigCtx the model was
+// trained on; BetaFast and BetaSlow (ggml's defaults 32 and 1) are the
+// numbers of turns over OrigCtx that bound the ramp between extrapolated
+// and interpolated pairs; AttnFactor multiplies the magnitude.
+type Yarn struct {
+	Factor             float64
+	OrigCtx            int
+	BetaFast, BetaSlow float64
+	AttnFactor         float64
+}
+
+// YarnCorrDims returns the pair indices [low, high] between which YaRN's
+// ramp runs, as ggml_rope_yarn_corr_dims computes them: the pair that
+// turns β times over origCtx positions is d·ln(origCtx/(2πβ)) / (2·ln base)
+// (solve origCtx·base^(−2i/d) = 2πβ for i); low is that for betaFast
+// rounded down and at least 0, high that for betaSlow rounded up and at
+// most d−1.
+func YarnCorrDims(headDim, origCtx int, base, betaFast, betaSlow float64) (low, high float64) {
+	dim := func(beta float64) float64 {
+		return float64(headDim) * math.Log(float64(origCtx)/(2*math.Pi*beta)) / (2 * math.Log(base))
+	}
+	return math.Max(0, math.Floor(dim(betaFast))), math.Min(float64(headDim-1), math.Ceil(dim(betaSlow)))
+}
+
+// RopeYarn is RopeFactors with YaRN: pair i's angle θ (RopeFactors') and
+// its interpolation θ/s are mixed by the ramp r_i = 1 − clamp((i − low) /
+// max(0.001, high − low), 0, 1) of YarnCorrDims, as θ/s·(1 − r_i) + θ·r_i
+// (fast pairs keep their angle, slow pairs are interpolated), and both cos
+// and sin are multiplied by AttnFactor·(1 + 0.1·ln s), YaRN's attention
+// temperature. y nil is RopeFactors.
+func RopeYarn(x []float64, pos int, base float64, neox bool, factors []float64, y *Yarn) {
+	if y == nil {
+		RopeFactors(x, pos, base, neox, factors)
+		return
+	}
+	hd := len(x)
+	if hd%2 != 0 {
+		panic(fmt.Sprintf("oracle.RopeYarn: head dimension %d is odd", hd))
+	}
+	if factors != nil && len(factors) != hd/2 {
+		panic(fmt.Sprintf("oracle.RopeYarn: %d factors for a head of %d (want %d)", len(factors), hd, hd/2))
+	}
+	if !(y.Factor >= 1) || y.OrigCtx <= 0 {
+		panic(fmt.Sprintf("oracle.RopeYarn: factor %v (want ≥ 1) or original context %d (want > 0)", y.Factor, y.OrigCtx))
+	}
+	low, high := YarnCorrDims(hd, y.OrigCtx, base, y.BetaFast, y.BetaSlow)
+	mscale := y.AttnFactor * (1 + 0.1*math.Log(y.Factor))
+	for i := 0; i < hd/2; i++ {
+		extrap := float64(pos) * math.Pow(base, -2*float64(i)/float64(hd))
+		if factors != nil {
+			extrap /= factors[i]
+		}
+		interp := extrap / y.Factor
+		ramp := 1 - math.Min(1, math.Max(0, (float64(i)-low)/math.Max(0.001, high-low)))
+		theta := interp*(1-ramp) + extrap*ramp
+		cos, sin := mscale*math.Cos(theta), mscale*math.Sin(theta)
 		ia, ib := 2*i, 2*i+1
 		if neox {
 			ia, ib = i, i+hd/2
@@ -155,10 +225,10 @@ func LlamaForward(c LlamaConfig, w *LlamaWeights, tokens []int) [][]float64 {
 			kt := linear(l.Wk, l.Bk, x, kvDim)
 			vt := linear(l.Wv, l.Bv, x, kvDim)
 			for hh := 0; hh < c.Heads; hh++ {
-				RopeFactors(qt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX, c.RopeFactors)
+				RopeYarn(qt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX, c.RopeFactors, c.Yarn)
 			}
 			for hh := 0; hh < c.KVHeads; hh++ {
-				RopeFactors(kt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX, c.RopeFactors)
+				RopeYarn(kt[hh*c.HeadDim:(hh+1)*c.HeadDim], t, c.RopeBase, c.NeoX, c.RopeFactors, c.Yarn)
 			}
 			q = append(q, qt...)
 			k = append(k, kt...)

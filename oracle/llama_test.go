@@ -564,3 +564,62 @@ func TestLlamaForwardPanicsOnBadToken(t *testing.T) {
 		}
 	}
 }
+
+func TestYarnCorrDims(t *testing.T) {
+	// By hand, head 8, base 10⁴, a context of 64: the pair that turns 32
+	// times is 8·ln(64/(2π·32))/(2·ln 10⁴) = −0.497, rounded down −1 and
+	// clamped to 0; the one that turns once is 1.008, rounded up 2. Qwen2.5's
+	// (head 128, base 10⁶, 32768): 23.60 → 23 and 39.65 → 40. A tiny context
+	// clamps high to 0 (no pair turns even once); a huge one clamps high to
+	// d−1 but not low, as ggml does (then every pair is extrapolated).
+	for _, c := range []struct {
+		hd, ctx   int
+		base      float64
+		low, high float64
+	}{{8, 64, 10000, 0, 2}, {128, 32768, 1e6, 23, 40}, {8, 2, 10000, 0, 0}, {8, 1 << 30, 10, 26, 7}} {
+		low, high := YarnCorrDims(c.hd, c.ctx, c.base, 32, 1)
+		if low != c.low || high != c.high {
+			t.Errorf("YarnCorrDims(%d, %d, %g, 32, 1) = %v, %v; want %v, %v", c.hd, c.ctx, c.base, low, high, c.low, c.high)
+		}
+	}
+}
+
+func TestRopeYarn(t *testing.T) {
+	// By hand, head 8, base 10⁴, factor 4, a context of 64 (ramp from pair 0
+	// to 2: ramps 1, ½, 0, 0) at position 10: pair 0 keeps its angle 10,
+	// pair 1 mixes 1/4 and 1 half and half (10·0.1·0.625 = 0.625), pairs 2
+	// and 3 are interpolated (0.1/4, 0.01/4), and every cos and sin is
+	// multiplied by 1 + 0.1·ln 4 = 1.1386.
+	y := &Yarn{Factor: 4, OrigCtx: 64, BetaFast: 32, BetaSlow: 1, AttnFactor: 1}
+	x := []float64{1, 0, 1, 0, 1, 0, 1, 0}
+	RopeYarn(x, 10, 10000, false, nil, y)
+	assertNear(t, "RopeYarn by hand", x, []float64{-0.9553915420099455, -0.6194384507249809, 0.9233864794698459, 0.666208977958861,
+		1.1382736329451981, 0.028462770814637044, 1.1386258778968545, 0.002846570625100076}, 1e-14)
+
+	g := NewRand(5)
+	for _, neox := range []bool{false, true} {
+		// Factor 1 and AttnFactor 1 is plain RoPE, and nil is RopeFactors.
+		x := normal(g, 16, 1)
+		factors := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+		got, want := append([]float64(nil), x...), append([]float64(nil), x...)
+		RopeYarn(got, 77, 10000, neox, factors, &Yarn{Factor: 1, OrigCtx: 64, BetaFast: 32, BetaSlow: 1, AttnFactor: 1})
+		RopeFactors(want, 77, 10000, neox, factors)
+		assertNear(t, "RopeYarn of factor 1 vs RopeFactors", got, want, 1e-13)
+		got = append([]float64(nil), x...)
+		RopeYarn(got, 77, 10000, neox, factors, nil)
+		assertNear(t, "RopeYarn(nil) vs RopeFactors", got, want, 0)
+		// AttnFactor a and YaRN's own temperature scale every pair's length.
+		got = append([]float64(nil), x...)
+		RopeYarn(got, 300, 10000, neox, factors, &Yarn{Factor: 8, OrigCtx: 32, BetaFast: 32, BetaSlow: 1, AttnFactor: 0.5})
+		m := 0.5 * (1 + 0.1*math.Log(8))
+		for i := 0; i < 8; i++ {
+			ia, ib := 2*i, 2*i+1
+			if neox {
+				ia, ib = i, i+8
+			}
+			if r0, r1 := math.Hypot(x[ia], x[ib]), math.Hypot(got[ia], got[ib]); math.Abs(r1-m*r0) > 1e-13 {
+				t.Errorf("RopeYarn with AttnFactor 0.5, factor 8: pair %d has length %v, want %v·%v", i, r1, m, r0)
+			}
+		}
+	}
+}

@@ -56,6 +56,42 @@ type Config struct {
 	// carry them as the rope_freqs tensor (their long-context RoPE
 	// scaling, baked into one factor per pair).
 	RopeFactors []float32
+	// Yarn, when not nil, stretches RoPE to a context longer than the one
+	// the model was trained on with YaRN, as llama.cpp applies a file's
+	// rope.scaling.type "yarn" (5.2). It works with RopeFactors or without.
+	Yarn *Yarn
+}
+
+// Yarn describes YaRN RoPE scaling (Peng et al., 2023, "YaRN: Efficient
+// Context Window Extension of Large Language Models") with the arithmetic
+// of ggml's rope: pairs that turn many times within OrigCtx positions keep
+// their angles (extrapolation), pairs that turn less than once are slowed
+// Factor times (interpolation), the pairs between are blended, and every
+// rotation is scaled by AttnFactor·(1 + 0.1·ln Factor), which sharpens the
+// attention scores. NewYarn gives llama.cpp's defaults.
+type Yarn struct {
+	// Factor is s, how many times longer the context becomes
+	// (rope.scaling.factor): interpolated pairs turn at θᵢ/s. At least 1.
+	Factor float64
+	// OrigCtx is the context the model was trained on before it was
+	// extended (rope.scaling.original_context_length).
+	OrigCtx int
+	// BetaFast and BetaSlow bound the blend, in turns over OrigCtx
+	// positions: a pair that turns BetaFast times or more keeps its angle,
+	// one that turns BetaSlow times or fewer is interpolated. ggml's
+	// defaults are 32 and 1.
+	BetaFast, BetaSlow float64
+	// AttnFactor multiplies the magnitude of every rotation, on top of
+	// YaRN's own 1 + 0.1·ln Factor (rope.scaling.attn_factor; 1 when
+	// absent).
+	AttnFactor float64
+}
+
+// NewYarn returns YaRN of factor s over an original context of origCtx
+// positions with llama.cpp's defaults: BetaFast 32, BetaSlow 1,
+// AttnFactor 1.
+func NewYarn(s float64, origCtx int) *Yarn {
+	return &Yarn{Factor: s, OrigCtx: origCtx, BetaFast: 32, BetaSlow: 1, AttnFactor: 1}
 }
 
 // QDim is the width of all query heads together, Heads·HeadDim.

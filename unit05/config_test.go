@@ -36,6 +36,11 @@ func TestC5_1_Validate(t *testing.T) {
 			c.RopeFactors[0], c.RopeFactors[len(c.RopeFactors)-1] = 1e-30, 1e30
 		}},
 		{"HeadDim 2 and one RopeFactor", func(c *Config) { c.HeadDim, c.RopeFactors = 2, []float32{0.5} }},
+		{"Yarn of factor 4 over 32768", func(c *Config) { c.Yarn = NewYarn(4, 32768) }},
+		{"Yarn of factor 1 over 1, and RopeFactors", func(c *Config) { c.Yarn, c.RopeFactors = NewYarn(1, 1), ropeFactors(c.HeadDim/2, 2) }},
+		{"Yarn with betas close together and a tiny magnitude", func(c *Config) {
+			c.Yarn = &Yarn{Factor: 1e6, OrigCtx: 1, BetaFast: 1.0000001, BetaSlow: 1, AttnFactor: 1e-30}
+		}},
 	} {
 		c := good
 		edit.edit(&c)
@@ -80,9 +85,31 @@ func TestC5_1_Validate(t *testing.T) {
 		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1); c.RopeFactors[1] = float32(math.NaN()) }},
 		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1); c.RopeFactors[0] = float32(math.Inf(1)) }},
 		{"RopeFactors", func(c *Config) { c.RopeFactors = ropeFactors(c.HeadDim/2, 1); c.RopeFactors[2] = 0 }},
+		{"Yarn.Factor", func(c *Config) { c.Yarn = NewYarn(0, 64) }},
+		{"Yarn.Factor", func(c *Config) { c.Yarn = NewYarn(0.999, 64) }},
+		{"Yarn.Factor", func(c *Config) { c.Yarn = NewYarn(math.NaN(), 64) }},
+		{"Yarn.Factor", func(c *Config) { c.Yarn = NewYarn(math.Inf(1), 64) }},
+		{"Yarn.OrigCtx", func(c *Config) { c.Yarn = NewYarn(4, 0) }},
+		{"Yarn.OrigCtx", func(c *Config) { c.Yarn = NewYarn(4, -1) }},
+		{"Yarn.BetaSlow", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaSlow = 0 }},
+		{"Yarn.BetaSlow", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaSlow = -1 }},
+		{"Yarn.BetaSlow", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaSlow = math.NaN() }},
+		{"Yarn.BetaSlow", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaFast, c.Yarn.BetaSlow = math.Inf(1), math.Inf(1) }},
+		{"Yarn.BetaFast", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaFast = 1 }}, // equal to BetaSlow: no ramp
+		{"Yarn.BetaFast", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaFast = 0.5 }},
+		{"Yarn.BetaFast", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaFast = math.NaN() }},
+		{"Yarn.BetaFast", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.BetaFast = math.Inf(1) }},
+		{"Yarn.AttnFactor", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.AttnFactor = 0 }},
+		{"Yarn.AttnFactor", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.AttnFactor = -1 }},
+		{"Yarn.AttnFactor", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.AttnFactor = math.NaN() }},
+		{"Yarn.AttnFactor", func(c *Config) { c.Yarn = NewYarn(4, 64); c.Yarn.AttnFactor = math.Inf(1) }},
+		{"Yarn.AttnFactor", func(c *Config) { c.Yarn = &Yarn{Factor: 4, OrigCtx: 64, BetaFast: 32, BetaSlow: 1} }}, // a Yarn{} literal without NewYarn's defaults
 		// Two faults: the error names the first in the doc comment's order.
 		{"Dim", func(c *Config) { c.Dim, c.Rope = 0, 7 }},
 		{"HeadDim", func(c *Config) { c.HeadDim, c.RopeBase = 7, 0 }},
+		{"RopeFactors", func(c *Config) { c.RopeFactors, c.Yarn = []float32{}, NewYarn(0, 64) }},
+		{"Yarn.Factor", func(c *Config) { c.Yarn = NewYarn(0, 0) }},
+		{"Yarn.OrigCtx", func(c *Config) { c.Yarn = NewYarn(2, 0); c.Yarn.AttnFactor = 0 }},
 	}
 	// A factor count that is off says how many it wants.
 	c := good

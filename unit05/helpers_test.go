@@ -41,6 +41,11 @@ var configs = []named{
 	// (the slowest), with the smooth ramp between them.
 	{"gqa-norm-llama3-rope-factors", Config{Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 64, RopeBase: 500000, RMSEps: 1e-5, Rope: RopeNorm,
 		RopeFactors: []float32{1, 1, 1, 1.5, 3.25, 9, 32, 32}}},
+	// Qwen2.5's YaRN, scaled down: factor 4 over an original context of 32,
+	// so that half the table lies beyond it (pair 0 keeps its angle, pair
+	// 1 is half interpolated, the other six are slowed 4 times).
+	{"gqa-neox-bias-qwen2-yarn", Config{Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 16, FFN: 160, Vocab: 300, MaxSeq: 64, RopeBase: 10000, RMSEps: 1e-6, Rope: RopeNeox,
+		QKVBias: true, Yarn: NewYarn(4, 32)}},
 }
 
 // testWeights returns weights for c drawn with the oracle's generator (not
@@ -93,6 +98,9 @@ func oracleConfig(c Config) oracle.LlamaConfig {
 		FFN: c.FFN, Vocab: c.Vocab, RopeBase: c.RopeBase, RMSEps: float64(c.RMSEps), NeoX: c.Rope == RopeNeox}
 	if c.RopeFactors != nil {
 		o.RopeFactors = oracle.Float64s(c.RopeFactors)
+	}
+	if y := c.Yarn; y != nil {
+		o.Yarn = &oracle.Yarn{Factor: y.Factor, OrigCtx: y.OrigCtx, BetaFast: y.BetaFast, BetaSlow: y.BetaSlow, AttnFactor: y.AttnFactor}
 	}
 	return o
 }

@@ -35,6 +35,21 @@ func NewRopeFactors(headDim, maxPos int, base float64, style RopeStyle, factors 
 	panic("TODO(5.2): write NewRopeFactors, see docs/unit05.md")
 }
 
+// NewRopeYarn is NewRopeFactors with YaRN, as ggml's rope computes it
+// (ext_factor 1): with θᵢ NewRopeFactors' angle per position and s =
+// y.Factor, pair i turns at θᵢ·((1 − rᵢ)/s + rᵢ), where the ramp rᵢ = 1 −
+// clamp((i − low) / max(0.001, high − low), 0, 1) runs between the pairs
+// low = max(0, ⌊dim(y.BetaFast)⌋) and high = min(headDim − 1,
+// ⌈dim(y.BetaSlow)⌉), dim(β) = headDim·ln(y.OrigCtx/(2πβ)) / (2·ln base)
+// being the pair that turns β times over y.OrigCtx positions; and every
+// cos and sin is multiplied by y.AttnFactor·(1 + 0.1·ln s). y nil is
+// NewRopeFactors. It panics (unit00.Check) as NewRopeFactors does, and
+// unless y is nil or has a Factor ≥ 1 and a positive OrigCtx (Validate
+// checks the rest).
+func NewRopeYarn(headDim, maxPos int, base float64, style RopeStyle, factors []float32, y *Yarn) *Rope {
+	panic("TODO(5.2): write NewRopeYarn, see docs/unit05.md")
+}
+
 // Rotate rotates one head vector x (len headDim) in place for position pos:
 // each pair (a, b) becomes (a·cos − b·sin, a·sin + b·cos). The pairs are
 // (x[2i], x[2i+1]) for RopeNorm and (x[i], x[i+headDim/2]) for RopeNeox.

@@ -90,6 +90,61 @@ func TestC5_2_RopeFactors(t *testing.T) {
 	}
 }
 
+// TestC5_2_RopeYarn: YaRN keeps the fast pairs' angles, slows the slow
+// pairs Factor times, blends those between, and scales every rotation by
+// AttnFactor·(1 + 0.1·ln Factor).
+func TestC5_2_RopeYarn(t *testing.T) {
+	g := oracle.NewRand(56)
+	yarns := []Yarn{
+		*NewYarn(4, 32768),  // Qwen2.5's: the blend from pair 23 to 40 of a head of 128 at base 10⁶
+		*NewYarn(4, 64),     // a short original context: few pairs keep their angles
+		*NewYarn(8, 4096),   // a wider stretch
+		*NewYarn(1, 256),    // no stretch: plain RoPE
+		*NewYarn(2.5, 1000), // a factor that is not a power of two
+		{Factor: 16, OrigCtx: 2048, BetaFast: 8, BetaSlow: 0.5, AttnFactor: 0.7}, // betas and a magnitude of their own
+		{Factor: 3, OrigCtx: 50, BetaFast: 2, BetaSlow: 1.5, AttnFactor: 1.25},   // a ramp one or two pairs wide
+		*NewYarn(4, 2), // no pair turns even once in 2 positions: low = high = 0, a ramp of width 0 (ggml's 0.001)
+	}
+	for _, style := range []RopeStyle{RopeNorm, RopeNeox} {
+		for _, hd := range []int{2, 8, 64, 128} {
+			for _, base := range []float64{10000, 1e6} {
+				for k, y := range yarns {
+					var factors []float32
+					if k%2 == 1 { // with Llama 3's factors too, on every other
+						factors = make([]float32, hd/2)
+						for i := range factors {
+							factors[i] = float32(1 + 7*g.Float64())
+						}
+					}
+					var f64 []float64 // the oracle's factors: nil for none
+					if factors != nil {
+						f64 = oracle.Float64s(factors)
+					}
+					const maxPos = 4096
+					r := NewRopeYarn(hd, maxPos, base, style, factors, &y)
+					for _, pos := range []int{0, 1, 5, 63, 64, 700, 4095} {
+						x := g.Normal(hd, 0, 1)
+						want := oracle.Float64s(x)
+						oracle.RopeYarn(want, pos, base, style == RopeNeox, f64, &oracle.Yarn{Factor: y.Factor, OrigCtx: y.OrigCtx, BetaFast: y.BetaFast, BetaSlow: y.BetaSlow, AttnFactor: y.AttnFactor})
+						r.Rotate(x, pos)
+						oracle.AssertClose(t, fmt.Sprintf("NewRopeYarn(%v, headDim %d, base %g, factors %v, %+v).Rotate at position %d", style, hd, base, factors != nil, y, pos), x, want, ropeTol)
+					}
+				}
+			}
+		}
+		// No YaRN is NewRopeFactors exactly.
+		x, y := g.Normal(8, 0, 1), make([]float32, 8)
+		copy(y, x)
+		NewRopeYarn(8, 200, 10000, style, []float32{1, 2, 3, 4}, nil).Rotate(x, 199)
+		NewRopeFactors(8, 200, 10000, style, []float32{1, 2, 3, 4}).Rotate(y, 199)
+		oracle.AssertClose(t, fmt.Sprintf("NewRopeYarn(%v, nil) against NewRopeFactors at position 199", style), x, oracle.Float64s(y), oracle.Tol{})
+	}
+	mustPanic(t, "NewRopeYarn with 3 factors for a head of 8", func() { NewRopeYarn(8, 10, 10000, RopeNorm, make([]float32, 3), NewYarn(4, 64)) })
+	mustPanic(t, "NewRopeYarn with headDim 7", func() { NewRopeYarn(7, 10, 10000, RopeNorm, nil, NewYarn(4, 64)) })
+	mustPanic(t, "NewRopeYarn with a Factor of 0.5", func() { NewRopeYarn(8, 10, 10000, RopeNorm, nil, NewYarn(0.5, 64)) })
+	mustPanic(t, "NewRopeYarn with an OrigCtx of 0", func() { NewRopeYarn(8, 10, 10000, RopeNorm, nil, NewYarn(4, 0)) })
+}
+
 func TestC5_2_RotateHeads(t *testing.T) {
 	g := oracle.NewRand(54)
 	const hd, heads, T, pos0 = 16, 3, 5, 9

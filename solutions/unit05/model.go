@@ -53,7 +53,7 @@ func NewModel(c Config, w *Weights, p *unit03.Pool) (*Model, error) {
 		Config:  c,
 		Weights: w,
 		Pool:    p,
-		rope:    NewRopeFactors(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope, c.RopeFactors),
+		rope:    NewRopeYarn(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope, c.RopeFactors, c.Yarn),
 		arena:   unit01.NewArena(int(arena)),
 		attend:  new(attentionTask),
 	}, nil

@@ -33,22 +33,61 @@ func NewRope(headDim, maxPos int, base float64, style RopeStyle) *Rope {
 // (unit00.Check) as NewRope does, and unless factors is nil or holds
 // headDim/2 values.
 func NewRopeFactors(headDim, maxPos int, base float64, style RopeStyle, factors []float32) *Rope {
+	return NewRopeYarn(headDim, maxPos, base, style, factors, nil)
+}
+
+// NewRopeYarn is NewRopeFactors with YaRN, as ggml's rope computes it
+// (ext_factor 1): with θᵢ NewRopeFactors' angle per position and s =
+// y.Factor, pair i turns at θᵢ·((1 − rᵢ)/s + rᵢ), where the ramp rᵢ = 1 −
+// clamp((i − low) / max(0.001, high − low), 0, 1) runs between the pairs
+// low = max(0, ⌊dim(y.BetaFast)⌋) and high = min(headDim − 1,
+// ⌈dim(y.BetaSlow)⌉), dim(β) = headDim·ln(y.OrigCtx/(2πβ)) / (2·ln base)
+// being the pair that turns β times over y.OrigCtx positions; and every
+// cos and sin is multiplied by y.AttnFactor·(1 + 0.1·ln s). y nil is
+// NewRopeFactors. It panics (unit00.Check) as NewRopeFactors does, and
+// unless y is nil or has a Factor ≥ 1 and a positive OrigCtx (Validate
+// checks the rest).
+func NewRopeYarn(headDim, maxPos int, base float64, style RopeStyle, factors []float32, y *Yarn) *Rope {
 	unit00.Check(headDim > 0 && headDim%2 == 0 && maxPos >= 0, "NewRope: headDim must be even and positive, maxPos non-negative")
 	unit00.Check(factors == nil || len(factors) == headDim/2, "NewRopeFactors: want headDim/2 factors")
+	unit00.Check(y == nil || (y.Factor >= 1 && y.OrigCtx > 0), "NewRopeYarn: want a Factor of at least 1 and a positive OrigCtx")
 	half := headDim / 2
 	r := &Rope{style: style, headDim: headDim, maxPos: maxPos,
 		cos: make([]float32, maxPos*half), sin: make([]float32, maxPos*half)}
+	scale, mix := 1.0, func(int) float64 { return 1 }
+	if y != nil {
+		scale, mix = yarn(headDim, base, y)
+	}
 	for i := range half {
-		theta := math.Pow(base, -2*float64(i)/float64(headDim))
+		theta := math.Pow(base, -2*float64(i)/float64(headDim)) * mix(i)
 		if factors != nil {
 			theta /= float64(factors[i])
 		}
 		for pos := range maxPos {
 			s, c := math.Sincos(float64(pos) * theta)
-			r.cos[pos*half+i], r.sin[pos*half+i] = float32(c), float32(s)
+			r.cos[pos*half+i], r.sin[pos*half+i] = float32(scale*c), float32(scale*s)
 		}
 	}
 	return r
+}
+
+// yarn returns YaRN's magnitude and, for each pair, the multiplier of its
+// frequency: 1 for the fast pairs that keep their angles (extrapolated),
+// 1/s for the slow ones that are interpolated, and a linear blend between.
+// The blend runs over the pairs that turn between BetaFast and BetaSlow
+// times within the original context: pair i turns OrigCtx·base^(−2i/d) / 2π
+// times, so it turns β times at i = d·ln(OrigCtx/(2πβ)) / (2·ln base).
+func yarn(headDim int, base float64, y *Yarn) (scale float64, mix func(i int) float64) {
+	dim := func(beta float64) float64 {
+		return float64(headDim) * math.Log(float64(y.OrigCtx)/(2*math.Pi*beta)) / (2 * math.Log(base))
+	}
+	low := math.Max(0, math.Floor(dim(y.BetaFast)))
+	high := math.Min(float64(headDim-1), math.Ceil(dim(y.BetaSlow)))
+	mix = func(i int) float64 {
+		ramp := 1 - min(1, max(0, (float64(i)-low)/max(0.001, high-low))) // 1: extrapolate, 0: interpolate
+		return (1-ramp)/y.Factor + ramp
+	}
+	return y.AttnFactor * (1 + 0.1*math.Log(y.Factor)), mix
 }
 
 // Rotate rotates one head vector x (len headDim) in place for position pos:

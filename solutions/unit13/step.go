@@ -76,7 +76,7 @@ func NewRunner(m *unit05.Model, kv *Pool, maxTokens int) (*Runner, error) {
 		flash:     f,
 		solo:      solo,
 		attend:    attendTask{rows: make([][2]int, 0, maxTokens)},
-		rope:      unit05.NewRopeFactors(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope, c.RopeFactors),
+		rope:      unit05.NewRopeYarn(c.HeadDim, c.MaxSeq, c.RopeBase, c.Rope, c.RopeFactors, c.Yarn),
 		arena:     unit01.NewArena(bytes),
 		tokens:    make([]int, 0, maxTokens),
 	}, nil

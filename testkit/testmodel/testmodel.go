@@ -42,5 +42,8 @@ func Config(c unit05.Config) oracle.LlamaConfig {
 	if c.RopeFactors != nil {
 		o.RopeFactors = oracle.Float64s(c.RopeFactors)
 	}
+	if y := c.Yarn; y != nil {
+		o.Yarn = &oracle.Yarn{Factor: y.Factor, OrigCtx: y.OrigCtx, BetaFast: y.BetaFast, BetaSlow: y.BetaSlow, AttnFactor: y.AttnFactor}
+	}
 	return o
 }
