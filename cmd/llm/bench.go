@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ import (
 
 var benchCommand = &command{
 	name:     "bench",
-	synopsis: "-m MODEL.gguf [-p 512] [-n 128] [-d 0] [-t 1,2] [-r 3] [--json]",
+	synopsis: "-m MODEL.gguf [-p 512] [-n 128] [-d 0] [-t 1,2] [-r 3] [--json] [--plot FILE.svg]",
 	summary:  "prompt processing and generation speed, llama-bench style",
 	setup:    setupBench,
 	help: `
@@ -49,6 +50,15 @@ pass yielded, and --json adds them as "acceptance" and "tokens_per_pass".
 tgN feeds fixed tokens, specN generates greedily: on a model whose text
 is what the drafter expects they differ only in the passes.
 
+With --plot FILE.svg, the speeds are drawn too (gonum/plot): tokens per
+second against the depth, a line for each test and thread count ("pp512
+t=2"), or, when -d gives one depth, against the threads, a line for each
+test; error bars are the standard deviations. The extension picks the
+format: .svg, .png, .pdf, and the others plot.Save takes (.eps, .jpg,
+.jpeg, .tex, .tif, .tiff). The file is opened before the benchmark runs,
+so a path that cannot be written is an error at once; a benchmark that
+fails leaves it as it was.
+
 With --json, one JSON object per line and test:
   {"model": "m.gguf", "threads": 2, "test": "pp512", "n_tokens": 512,
    "n_depth": 0, "type_k": "f16", "type_v": "f16", "tps": 123.4,
@@ -56,7 +66,8 @@ With --json, one JSON object per line and test:
 
 Example:
   llm gen --shape tinyllama-1.1b --type q4_0 -o /tmp/tl.gguf
-  llm bench -m /tmp/tl.gguf -p 64 -n 32 -t 1,2`,
+  llm bench -m /tmp/tl.gguf -p 64 -n 32 -t 1,2
+  llm bench -m /tmp/tl.gguf -p 64 -n 32 -d 0,512,1024 -t 1,2 --plot bench.svg`,
 }
 
 type benchOptions struct {
@@ -67,6 +78,7 @@ type benchOptions struct {
 	reps    int
 	cache   cacheTypes
 	json    bool
+	plot    string // --plot FILE: the speeds drawn, "" for none
 	spec    specOptions
 }
 
@@ -80,6 +92,13 @@ func setupBench(fs *flagSet) func(*env) error {
 	fs.integer(&o.reps, "r,repetitions", "N", "repetitions of each test (default 3)", atLeast(1))
 	cacheFlags(fs, &o.cache)
 	fs.boolean(&o.json, "json", "print one JSON object per line and test")
+	fs.add("plot", "FILE", "draw t/s against the depth (or the threads) into FILE (.svg, .png, .pdf, ...)", false, func(v string) error {
+		if _, err := plotFormat(v); err != nil {
+			return err // checked here, so that a bad extension fails before anything runs
+		}
+		o.plot = v
+		return nil
+	})
 	specFlags(fs, &o.spec)
 	return func(e *env) error { return doBench(e, o) }
 }
@@ -172,6 +191,13 @@ func doBench(e *env, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
+	var pf *plotFile
+	if o.plot != "" {
+		if pf, err = openPlot(o.plot); err != nil {
+			return err
+		}
+		defer pf.discard() // a no-op once written
+	}
 	m, err := loadModel(e, o.model, context, slices.Max(o.threads), "-p/-n/-d", o.cache)
 	if err != nil {
 		return err
@@ -193,7 +219,9 @@ func doBench(e *env, o *benchOptions) error {
 	b := &bencher{s: unit07.NewSession(m.net), ctx: ctx, tokens: benchTokens(m, context), newDrafter: newDrafter, gamma: o.spec.draftMax}
 	label, size, params := modelLabel(m)
 	header := !o.json
+	var points []benchPoint // for --plot
 	row := func(threads int, t benchTest, mean, sd float64, acc unit12.Result) error {
+		points = append(points, pointOf(threads, t, mean, sd))
 		if t.spec {
 			fmt.Fprintf(e.stderr, "%s, %d threads: %d of %d drafted tokens judged accepted (%.1f%%), %.2f tokens per target pass\n",
 				t.name, threads, acc.Accepted, acc.Accepted+acc.Rejected, 100*acc.AcceptanceRate(), acc.TokensPerPass())
@@ -275,6 +303,17 @@ func doBench(e *env, o *benchOptions) error {
 			return err
 		}
 	}
+	if pf == nil {
+		return nil
+	}
+	p, err := benchPlot(fmt.Sprintf("llm bench: %s (%s)", filepath.Base(o.model), label), points)
+	if err != nil {
+		return err
+	}
+	if err := pf.write(p); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "llm bench: wrote %s\n", o.plot)
 	return nil
 }
 
