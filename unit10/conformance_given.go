@@ -51,7 +51,20 @@ func ConformanceSpecs(vocabDir string) ([]ModelSpec, error) {
 			Matrix: unit01.F16, Embed: unit01.F16, Output: unit01.F16, LogitScale: 8, Seed: 5},
 		{Name: "forge-llama3-rope-gpt2-q8_0", Arch: "llama", Config: llama3Rope(shape(128, 2, 4, 2, 256, true)), Vocab: bpe,
 			Matrix: unit01.Q8_0, Embed: unit01.Q8_0, LogitScale: 8, Seed: 7},
+		{Name: "forge-qwen2-yarn-spm-f32", Arch: "qwen2", Config: qwenYarn(shape(64, 2, 2, 1, 128, false)), Vocab: spm,
+			Matrix: unit01.F32, Embed: unit01.F32, Output: unit01.F32, LogitScale: 8, Seed: 8},
 	}, nil
+}
+
+// qwenYarn gives c Qwen2.5's long-context RoPE: base 10⁶ and YaRN of
+// factor 4 (rope.scaling.type yarn), over an original context of 32
+// instead of Qwen2.5's 32768, so that the conformance run's 50-odd
+// positions reach past it; its interpolated pairs turn 4 times more
+// slowly, and the attention is sharpened by (1 + 0.1·ln 4)².
+func qwenYarn(c unit05.Config) unit05.Config {
+	c.RopeBase = 1e6
+	c.Yarn = unit05.NewYarn(4, 32)
+	return c
 }
 
 // llama3Rope gives c Llama 3.2's RoPE: base 500000 and a rope_freqs

@@ -22,9 +22,13 @@ import (
 
 // ModelSpec describes a synthetic model.
 type ModelSpec struct {
-	Name   string        // general.name
-	Arch   string        // "llama", "qwen2" or "qwen2moe"
-	Config unit05.Config // the shape; Vocab comes from Vocab, MaxSeq is the context length; RopeFactors become rope_freqs.weight
+	Name string // general.name
+	Arch string // "llama", "qwen2" or "qwen2moe"
+	// Config is the shape: Vocab comes from Vocab, MaxSeq is the context
+	// length, RopeFactors become rope_freqs.weight, and Yarn the
+	// rope.scaling keys of type "yarn" (with ggml's betas, 32 and 1: no
+	// key carries others to llama.cpp for these architectures).
+	Config unit05.Config
 	// Experts makes every layer a mixture of experts (Experts.Experts > 0;
 	// required for qwen2moe, which also needs a SharedFFN): Mixtral's
 	// layout for llama, Qwen2-MoE's for qwen2moe. The routers are F32, as
@@ -70,6 +74,9 @@ func Generate(w io.Writer, spec ModelSpec) error {
 			return fmt.Errorf("generate: %w", err)
 		}
 	}
+	if y := c.Yarn; y != nil && (y.BetaFast != 32 || y.BetaSlow != 1) {
+		return fmt.Errorf("generate: YaRN betas %v and %v: llama.cpp reads no yarn_beta keys for %s, and uses 32 and 1", y.BetaFast, y.BetaSlow, spec.Arch)
+	}
 	c.Rope = unit05.RopeNorm
 	if spec.Arch != "llama" {
 		c.Rope = unit05.RopeNeox
@@ -98,6 +105,13 @@ func genMetadata(spec ModelSpec, c unit05.Config) []KV {
 		u32(a+".rope.dimension_count", c.HeadDim),
 		f32(a+".rope.freq_base", c.RopeBase),
 		f32(a+".attention.layer_norm_rms_epsilon", float64(c.RMSEps)),
+	}
+	if y := c.Yarn; y != nil { // as convert_hf_to_gguf.py writes a rope_scaling of type yarn
+		kvs = append(kvs, str(a+".rope.scaling.type", "yarn"), f32(a+".rope.scaling.factor", y.Factor),
+			u32(a+".rope.scaling.original_context_length", y.OrigCtx))
+		if y.AttnFactor != 1 {
+			kvs = append(kvs, f32(a+".rope.scaling.attn_factor", y.AttnFactor))
+		}
 	}
 	if e := spec.Experts; e.Experts > 0 {
 		kvs = append(kvs, u32(a+".expert_count", e.Experts), u32(a+".expert_used_count", e.Used))

@@ -18,8 +18,18 @@ import (
 // RopeFactors are llama.cpp's: a rope_freqs.weight tensor (Llama 3.1 and
 // 3.2: HeadDim/2 positive factors) times a linear scaling factor
 // (rope.scale_linear or rope.scaling.factor; 0 or 1 is none, and
-// rope.scaling.type "none" turns it off), nil when there are neither; a
-// rope.scaling.type other than none and linear wraps ErrUnsupported.
+// rope.scaling.type "none" turns it off), nil when there are neither.
+// rope.scaling.type "yarn" makes Yarn instead, as llama.cpp does for
+// these architectures: Factor the scaling factor (0 or absent: 1),
+// OrigCtx rope.scaling.original_context_length (0 or absent: the file's
+// context_length, whatever maxSeq is), AttnFactor rope.scaling.attn_factor
+// (absent: 1), and ggml's BetaFast 32 and BetaSlow 1 (llama.cpp reads no
+// rope.scaling.yarn_* key for llama, qwen2 or qwen2moe, and neither does
+// this loader); the factor is then not a RopeFactor. A YaRN factor below
+// 1, and an attn_factor or original_context_length that is not a
+// positive, finite number of its type, wrap ErrInvalid naming the key; an
+// attn_factor other than 1 without YaRN, and a rope.scaling.type other
+// than none, linear and yarn, wrap ErrUnsupported.
 //
 // Values that describe no model wrap unit00.ErrInvalid and name the key
 // and its value ("head_count = 3"), checked in the order they depend on

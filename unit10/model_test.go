@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -602,7 +603,7 @@ func TestC10_4_RopeFactors(t *testing.T) {
 		kind error
 		says string
 	}{
-		{"rope.scaling.type yarn", str("llama.rope.scaling.type", "yarn"), unit00.ErrUnsupported, "yarn"},
+		{"rope.scaling.type dynamic", str("llama.rope.scaling.type", "dynamic"), unit00.ErrUnsupported, "dynamic"},
 		{"rope.scaling.type longrope", str("llama.rope.scaling.type", "longrope"), unit00.ErrUnsupported, "longrope"},
 		{"rope.scaling.type as a number", setKV("llama.rope.scaling.type", TypeUint32, uint32(1)), unit00.ErrInvalid, "rope.scaling.type"},
 		{"rope.scaling.factor −2", f32("llama.rope.scaling.factor", -2), unit00.ErrInvalid, "rope.scaling.factor"},
@@ -618,6 +619,98 @@ func TestC10_4_RopeFactors(t *testing.T) {
 			base, edit = withFactors, f32("llama.rope.scaling.factor", 1e38)
 		}
 		f := reparse(t, base, edit(append([]KV(nil), base.KV...)))
+		_, err := LoadConfig(f, 0)
+		if !errors.Is(err, b.kind) || !strings.Contains(fmt.Sprint(err), b.says) {
+			t.Errorf("LoadConfig of a llama file with %s: error %v, want one wrapping %v that mentions %q", b.name, err, b.kind, b.says)
+		}
+	}
+}
+
+// TestC10_4_Yarn: rope.scaling.type "yarn" becomes Config.Yarn as llama.cpp
+// reads it for these architectures: the factor, the original context
+// (context_length when absent or 0), attn_factor, and ggml's betas.
+func TestC10_4_Yarn(t *testing.T) {
+	spec := tinySpec("qwen2", unit01.Q8_0, true)
+	spec.Config.Yarn = unit05.NewYarn(4, 16)
+	spec.Config.Yarn.AttnFactor = 0.75
+	got, err := LoadConfig(openModel(t, spec), 32)
+	if err != nil {
+		t.Fatalf("LoadConfig of a generated qwen2 file with YaRN: %v", err)
+	}
+	if diff := gocmp.Diff(spec.Config.Yarn, got.Yarn); diff != "" || got.RopeFactors != nil || got.MaxSeq != 32 {
+		t.Errorf("LoadConfig of a qwen2 file with YaRN factor 4 over 16, attn_factor 0.75: Yarn (-want +got):\n%sRopeFactors %v (want nil: a YaRN factor is not a linear one), MaxSeq %d (want 32)", diff, got.RopeFactors, got.MaxSeq)
+	}
+	spec.Config.Yarn.BetaFast = 16
+	if err := Generate(io.Discard, spec); err == nil {
+		t.Errorf("Generate of a YaRN with BetaFast 16 returned no error; llama.cpp reads no beta key for qwen2, so the file could not say it")
+	}
+
+	str := func(k, v string) func([]KV) []KV { return setKV(k, TypeString, v) }
+	f32 := func(k string, v float32) func([]KV) []KV { return setKV(k, TypeFloat32, v) }
+	u32 := func(k string, v uint32) func([]KV) []KV { return setKV(k, TypeUint32, v) }
+	both := func(a, b func([]KV) []KV) func([]KV) []KV { return func(kvs []KV) []KV { return b(a(kvs)) } }
+	yarnType := str("llama.rope.scaling.type", "yarn")
+	plain := openModel(t, tinySpec("llama", unit01.Q8_0, false)) // context_length 64
+	factorsSpec := tinySpec("llama", unit01.Q8_0, false)
+	factorsSpec.Config.RopeFactors = []float32{1, 1, 2, 2, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8}
+	withFactors := openModel(t, factorsSpec)
+	yarn := func(s float64, orig int, attn float64) *unit05.Yarn {
+		y := unit05.NewYarn(s, orig)
+		y.AttnFactor = attn
+		return y
+	}
+	for _, c := range []struct {
+		name    string
+		file    *File
+		edit    func([]KV) []KV
+		want    *unit05.Yarn
+		factors []float32
+	}{
+		{"type yarn, factor 4, original_context_length 16", plain, both(yarnType, both(f32("llama.rope.scaling.factor", 4), u32("llama.rope.scaling.original_context_length", 16))), yarn(4, 16, 1), nil},
+		{"type yarn, factor 4, no original_context_length (context_length 64, whatever maxSeq is)", plain, both(yarnType, f32("llama.rope.scaling.factor", 4)), yarn(4, 64, 1), nil},
+		{"type yarn, factor 4, original_context_length 0 (llama.cpp: context_length)", plain, both(yarnType, both(f32("llama.rope.scaling.factor", 4), u32("llama.rope.scaling.original_context_length", 0))), yarn(4, 64, 1), nil},
+		{"type yarn, no factor (1)", plain, yarnType, yarn(1, 64, 1), nil},
+		{"type yarn, rope.scale_linear 2 (the older key)", plain, both(yarnType, f32("llama.rope.scale_linear", 2)), yarn(2, 64, 1), nil},
+		{"type yarn, factor 8, attn_factor 1.5", plain, both(yarnType, both(f32("llama.rope.scaling.factor", 8), f32("llama.rope.scaling.attn_factor", 1.5))), yarn(8, 64, 1.5), nil},
+		{"type yarn, factor 4, yarn_beta_fast 8 and yarn_beta_slow 2 (llama.cpp reads neither for llama)", plain,
+			both(both(yarnType, f32("llama.rope.scaling.factor", 4)), both(f32("llama.rope.scaling.yarn_beta_fast", 8), f32("llama.rope.scaling.yarn_beta_slow", 2))), yarn(4, 64, 1), nil},
+		{"rope_freqs and type yarn, factor 4 (the factors stay as they are)", withFactors, both(yarnType, f32("llama.rope.scaling.factor", 4)), yarn(4, 64, 1), factorsSpec.Config.RopeFactors},
+		{"type linear, factor 4, attn_factor 1", plain, both(str("llama.rope.scaling.type", "linear"), both(f32("llama.rope.scaling.factor", 4), f32("llama.rope.scaling.attn_factor", 1))), nil, []float32{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}},
+		{"original_context_length without type yarn", plain, u32("llama.rope.scaling.original_context_length", 16), nil, nil},
+	} {
+		f := reparse(t, c.file, c.edit(append([]KV(nil), c.file.KV...)))
+		got, err := LoadConfig(f, 32)
+		if err != nil {
+			t.Errorf("LoadConfig of a llama file with %s: %v", c.name, err)
+			continue
+		}
+		if diff := gocmp.Diff(c.want, got.Yarn); diff != "" {
+			t.Errorf("LoadConfig of a llama file with %s: Yarn (-want +got):\n%s", c.name, diff)
+		}
+		if diff := gocmp.Diff(c.factors, got.RopeFactors); diff != "" {
+			t.Errorf("LoadConfig of a llama file with %s: RopeFactors (-want +got):\n%s", c.name, diff)
+		}
+	}
+	for _, b := range []struct {
+		name string
+		edit func([]KV) []KV
+		kind error
+		says string
+	}{
+		{"type yarn, factor 0.5 (YaRN does not shorten)", both(yarnType, f32("llama.rope.scaling.factor", 0.5)), unit00.ErrInvalid, "rope.scaling.factor"},
+		{"type yarn, original_context_length as a string", both(yarnType, str("llama.rope.scaling.original_context_length", "16")), unit00.ErrInvalid, "rope.scaling.original_context_length"},
+		{"type yarn, original_context_length −16", both(yarnType, setKV("llama.rope.scaling.original_context_length", TypeInt32, int32(-16))), unit00.ErrInvalid, "rope.scaling.original_context_length"},
+		{"type yarn, original_context_length 2⁴⁰", both(yarnType, setKV("llama.rope.scaling.original_context_length", TypeUint64, uint64(1)<<40)), unit00.ErrInvalid, "rope.scaling.original_context_length"},
+		{"type yarn, attn_factor 0", both(yarnType, f32("llama.rope.scaling.attn_factor", 0)), unit00.ErrInvalid, "rope.scaling.attn_factor"},
+		{"type yarn, attn_factor −1", both(yarnType, f32("llama.rope.scaling.attn_factor", -1)), unit00.ErrInvalid, "rope.scaling.attn_factor"},
+		{"type yarn, attn_factor NaN", both(yarnType, f32("llama.rope.scaling.attn_factor", float32(math.NaN()))), unit00.ErrInvalid, "rope.scaling.attn_factor"},
+		{"type yarn, attn_factor +Inf", both(yarnType, f32("llama.rope.scaling.attn_factor", float32(math.Inf(1)))), unit00.ErrInvalid, "rope.scaling.attn_factor"},
+		{"type yarn, attn_factor as a string", both(yarnType, str("llama.rope.scaling.attn_factor", "1")), unit00.ErrInvalid, "rope.scaling.attn_factor"},
+		{"attn_factor 0.5 and no type (linear)", f32("llama.rope.scaling.attn_factor", 0.5), unit00.ErrUnsupported, "rope.scaling.attn_factor"},
+		{"attn_factor 2 and type none", both(str("llama.rope.scaling.type", "none"), f32("llama.rope.scaling.attn_factor", 2)), unit00.ErrUnsupported, "rope.scaling.attn_factor"},
+		{"type longrope, factor 4", both(str("llama.rope.scaling.type", "longrope"), f32("llama.rope.scaling.factor", 4)), unit00.ErrUnsupported, "longrope"},
+	} {
+		f := reparse(t, plain, b.edit(append([]KV(nil), plain.KV...)))
 		_, err := LoadConfig(f, 0)
 		if !errors.Is(err, b.kind) || !strings.Contains(fmt.Sprint(err), b.says) {
 			t.Errorf("LoadConfig of a llama file with %s: error %v, want one wrapping %v that mentions %q", b.name, err, b.kind, b.says)

@@ -31,8 +31,18 @@ import (
 // RopeFactors are llama.cpp's: a rope_freqs.weight tensor (Llama 3.1 and
 // 3.2: HeadDim/2 positive factors) times a linear scaling factor
 // (rope.scale_linear or rope.scaling.factor; 0 or 1 is none, and
-// rope.scaling.type "none" turns it off), nil when there are neither; a
-// rope.scaling.type other than none and linear wraps ErrUnsupported.
+// rope.scaling.type "none" turns it off), nil when there are neither.
+// rope.scaling.type "yarn" makes Yarn instead, as llama.cpp does for
+// these architectures: Factor the scaling factor (0 or absent: 1),
+// OrigCtx rope.scaling.original_context_length (0 or absent: the file's
+// context_length, whatever maxSeq is), AttnFactor rope.scaling.attn_factor
+// (absent: 1), and ggml's BetaFast 32 and BetaSlow 1 (llama.cpp reads no
+// rope.scaling.yarn_* key for llama, qwen2 or qwen2moe, and neither does
+// this loader); the factor is then not a RopeFactor. A YaRN factor below
+// 1, and an attn_factor or original_context_length that is not a
+// positive, finite number of its type, wrap ErrInvalid naming the key; an
+// attn_factor other than 1 without YaRN, and a rope.scaling.type other
+// than none, linear and yarn, wrap ErrUnsupported.
 func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 	var c unit05.Config
 	arch, err := f.String("general.architecture")
@@ -100,7 +110,7 @@ func LoadConfig(f *File, maxSeq int) (unit05.Config, error) {
 			return c, f.errorf(unit00.ErrInvalid, "%s = %v: want a positive, finite number", x.key, x.v)
 		}
 	}
-	if c.RopeFactors, err = ropeFactors(f, arch, c.HeadDim); err != nil {
+	if c.RopeFactors, c.Yarn, err = ropeFactors(f, arch, c.HeadDim, c.MaxSeq); err != nil {
 		return c, err
 	}
 	embd, _, err := f.Tensor("token_embd.weight")
@@ -182,27 +192,29 @@ func checkRope(f *File, arch string, headDim int) error {
 }
 
 // ropeFactors returns the frequency factors RoPE divides each pair's angle
-// by, nil for none. Two things in a file ask for them, as llama.cpp reads
-// it: a rope_freqs.weight tensor of headDim/2 positive values in F32
-// (Llama 3.1 and 3.2; ggml's RoPE takes its factors in F32 only), and
-// linear scaling, whose factor (rope.scale_linear, or
-// rope.scaling.factor; 0 means none) divides every pair's angle; both
-// multiply. rope.scaling.type "none" turns the linear factor off; "yarn"
-// and the other types are not this engine's (ErrUnsupported).
-func ropeFactors(f *File, arch string, headDim int) ([]float32, error) {
+// by, nil for none, and YaRN's description, nil for none. Two things in a
+// file ask for factors, as llama.cpp reads it: a rope_freqs.weight tensor
+// of headDim/2 positive values in F32 (Llama 3.1 and 3.2; ggml's RoPE
+// takes its factors in F32 only), and linear scaling, whose factor
+// (rope.scale_linear, or rope.scaling.factor; 0 means none) divides every
+// pair's angle; both multiply. rope.scaling.type "none" turns the linear
+// factor off, and "yarn" makes it YaRN's factor instead (see yarn);
+// longrope and the other types are not this engine's (ErrUnsupported).
+// ctxTrain is the file's context_length.
+func ropeFactors(f *File, arch string, headDim, ctxTrain int) ([]float32, *unit05.Yarn, error) {
 	half := headDim / 2
 	var factors []float32
 	if info, data, err := f.Tensor("rope_freqs.weight"); err == nil {
 		if len(info.Dims) != 1 || info.Dims[0] != uint64(half) || info.Type != unit01.F32 {
-			return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight is %v of dims %v: want F32 of {%d} (one factor per pair of a head of %d)", info.Type, info.Dims, half, headDim)
+			return nil, nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight is %v of dims %v: want F32 of {%d} (one factor per pair of a head of %d)", info.Type, info.Dims, half, headDim)
 		}
 		factors = make([]float32, half)
 		if err := unit09.DequantizeRow(info.Type, factors, data); err != nil {
-			return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight: %v", err)
+			return nil, nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight: %v", err)
 		}
 		for i, x := range factors {
 			if !(x > 0) || math.IsInf(float64(x), 0) {
-				return nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight: factor %d is %v, want a positive, finite number", i, x)
+				return nil, nil, f.errorf(unit00.ErrInvalid, "tensor rope_freqs.weight: factor %d is %v, want a positive, finite number", i, x)
 			}
 		}
 	}
@@ -213,29 +225,50 @@ func ropeFactors(f *File, arch string, headDim int) ([]float32, error) {
 		}
 		v, err := f.Float(k)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return nil, f.errorf(unit00.ErrInvalid, "%s = %v: want a non-negative, finite number (0: no scaling)", k, v)
+			return nil, nil, f.errorf(unit00.ErrInvalid, "%s = %v: want a non-negative, finite number (0: no scaling)", k, v)
 		}
 		if v != 0 {
 			scale, key = v, k
 			break
 		}
 	}
-	typeKey := arch + ".rope.scaling.type"
-	switch typ, err := f.String(typeKey); {
-	case err != nil:
-		if _, present := f.Lookup(typeKey); present {
-			return nil, err
+	// rope.scaling.attn_factor multiplies the rotations' magnitude, for
+	// every scaling type in llama.cpp; here it is part of YaRN.
+	attn, attnKey := 1.0, arch+".rope.scaling.attn_factor"
+	if _, present := f.Lookup(attnKey); present {
+		v, err := f.Float(attnKey)
+		if err != nil {
+			return nil, nil, err
 		}
-	case typ == "none":
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, nil, f.errorf(unit00.ErrInvalid, "%s = %v: want a positive, finite number", attnKey, v)
+		}
+		attn = v
+	}
+	typeKey, typ := arch+".rope.scaling.type", "linear" // llama.cpp's default
+	if t, err := f.String(typeKey); err == nil {
+		typ = t
+	} else if _, present := f.Lookup(typeKey); present {
+		return nil, nil, err
+	}
+	switch typ {
+	case "yarn":
+		y, err := yarn(f, arch, scale, key, attn, ctxTrain)
+		return factors, y, err
+	case "none":
 		scale = 0
-	case typ != "linear":
-		return nil, f.errorf(unit00.ErrUnsupported, "%s = %q: this engine applies linear RoPE scaling and Llama 3's rope_freqs, not %s", typeKey, typ, typ)
+	case "linear":
+	default:
+		return nil, nil, f.errorf(unit00.ErrUnsupported, "%s = %q: this engine applies linear and YaRN RoPE scaling and Llama 3's rope_freqs, not %s", typeKey, typ, typ)
+	}
+	if attn != 1 {
+		return nil, nil, f.errorf(unit00.ErrUnsupported, "%s = %v with %s %q: this engine applies an attention factor only with YaRN", attnKey, attn, typeKey, typ)
 	}
 	if scale == 0 || scale == 1 {
-		return factors, nil
+		return factors, nil, nil
 	}
 	if factors == nil {
 		factors = make([]float32, half)
@@ -246,10 +279,41 @@ func ropeFactors(f *File, arch string, headDim int) ([]float32, error) {
 	for i := range factors {
 		factors[i] *= float32(scale)
 		if math.IsInf(float64(factors[i]), 0) || factors[i] == 0 {
-			return nil, f.errorf(unit00.ErrInvalid, "%s = %v times rope_freqs.weight's factor %d is %v, outside float32's positive numbers", key, scale, i, factors[i])
+			return nil, nil, f.errorf(unit00.ErrInvalid, "%s = %v times rope_freqs.weight's factor %d is %v, outside float32's positive numbers", key, scale, i, factors[i])
 		}
 	}
-	return factors, nil
+	return factors, nil, nil
+}
+
+// yarn returns the YaRN of a file whose rope.scaling.type is "yarn", as
+// llama.cpp builds it: scale (read from key) is the factor, 0 meaning 1;
+// the original context is rope.scaling.original_context_length, where 0
+// or no key means the context_length ctxTrain; the betas are ggml's
+// defaults, 32 and 1 (llama.cpp reads no yarn_beta key for these
+// architectures).
+func yarn(f *File, arch string, scale float64, key string, attn float64, ctxTrain int) (*unit05.Yarn, error) {
+	if scale == 0 {
+		scale = 1
+	}
+	if scale < 1 {
+		return nil, f.errorf(unit00.ErrInvalid, "%s = %v with rope.scaling.type \"yarn\": want at least 1 (YaRN lengthens the context; 0: none)", key, scale)
+	}
+	orig, origKey := ctxTrain, arch+".rope.scaling.original_context_length"
+	if _, present := f.Lookup(origKey); present {
+		v, err := f.Uint(origKey)
+		if err != nil {
+			return nil, err
+		}
+		if v > math.MaxInt32 {
+			return nil, f.errorf(unit00.ErrInvalid, "%s = %d is beyond any model", origKey, v)
+		}
+		if v != 0 {
+			orig = int(v)
+		}
+	}
+	y := unit05.NewYarn(scale, orig)
+	y.AttnFactor = attn
+	return y, nil
 }
 
 // fileBlocks is the number of transformer blocks the file's tensors make:
