@@ -135,6 +135,10 @@ func TestC14_2_SwiGLUQ8_0(t *testing.T) {
 		gate[96+i], up[96+i] = 3, -float32(i)
 	}
 	gate[40], up[40] = -30, 5 // SiLU(−30)·5 ≈ −1.4e−12 is not zero: block 1 is tiny, not empty
+	for i := range 32 {
+		up[64+i] = float32(i+1) / 4096 // block 2 below 1, but for one element:
+	}
+	gate[70], up[70] = 64, 1.0/64 // SiLU(64)·(1/64) is exactly 1 in float32: a block whose max|h| is 1
 	dst := make([]byte, 4*34)
 	for i := range dst {
 		dst[i] = 0xAA // stale bytes must all be overwritten

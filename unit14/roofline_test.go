@@ -83,6 +83,7 @@ func TestC14_1_MatMulCost(t *testing.T) {
 		{"Q6_K one super-block", unit01.Q6_K, 3, 256, 2, 3072, 630 + 2048 + 24},
 		{"Q8_0 one row", unit01.Q8_0, 1, 64, 1, 128, 68 + 256 + 4},
 		{"F16", unit01.F16, 7, 5, 3, 210, 70 + 60 + 84},
+		{"F32, one element", unit01.F32, 1, 1, 1, 2, 4 + 4 + 4},
 		{"no rows to multiply", unit01.Q4_0, 4096, 4096, 0, 0, 0},
 	} {
 		got, err := MatMulCost(tc.dt, tc.rows, tc.cols, tc.T)

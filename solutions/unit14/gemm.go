@@ -32,9 +32,6 @@ func (g *Q8Gemm) MulT(p *unit03.Pool, y unit03.Mat, w, a []byte, cols int) {
 	unit00.Check(cols > 0 && cols%32 == 0, "Q8Gemm.MulT: cols must be a positive multiple of 32")
 	rb := cols / 32 * 34
 	unit00.Check(len(w) == y.Cols*rb && len(a) == y.Rows*rb, "Q8Gemm.MulT: w must hold y.Cols rows and a y.Rows rows of cols Q8_0 elements")
-	if y.Rows == 0 || y.Cols == 0 {
-		return
-	}
 	parts := min(p.Threads(), (y.Cols+3)/4)
 	g.task = gemmTask{y: y, w: w, a: a, rowBytes: rb, parts: parts}
 	p.RunTask(parts, &g.task)
@@ -69,11 +66,11 @@ func (k *gemmTask) tile(j, nj, r, nr int) {
 	var wd, ad [4]float32
 	for b := 0; b < k.rowBytes; b += 34 {
 		for x := range nj {
-			blk := k.w[(j+x)*k.rowBytes+b:][:34]
+			blk := k.w[(j+x)*k.rowBytes+b:]
 			wd[x], wq[x] = half(blk), blk[2:34]
 		}
 		for s := range nr {
-			blk := k.a[(r+s)*k.rowBytes+b:][:34]
+			blk := k.a[(r+s)*k.rowBytes+b:]
 			ad[s], aq[s] = half(blk), blk[2:34]
 		}
 		for x := range nj {

@@ -13,7 +13,7 @@ import "github.com/llmforge/forge/unit00"
 // are empty. It panics (unit00.Check) unless 0 ≤ t < parts, n ≥ 0 and
 // align ≥ 1.
 func Span(t, parts, n, align int) (lo, hi int) {
-	unit00.Check(parts > 0 && t >= 0 && t < parts && n >= 0 && align > 0, "Span: want 0 ≤ t < parts, n ≥ 0, align ≥ 1")
+	unit00.Check(t >= 0 && t < parts && n >= 0 && align > 0, "Span: want 0 ≤ t < parts, n ≥ 0, align ≥ 1")
 	chunks := (n + align - 1) / align
 	lo = min(t*chunks/parts*align, n)
 	hi = min((t+1)*chunks/parts*align, n)
