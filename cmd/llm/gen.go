@@ -30,10 +30,19 @@ Shapes (--shape):
                    (4 KV), FFN 5632, context 2048, rope base 10000
   llama-3.2-1b     Llama 3.2 1B: llama, dim 2048, 16 layers, 32 heads
                    (8 KV), FFN 8192, context 131072, rope base 500000,
-                   tied embeddings (no rope scaling)
+                   tied embeddings, Llama 3's rope_freqs
   qwen2.5-0.5b     Qwen2.5 0.5B: qwen2, dim 896, 24 layers, 14 heads
                    (2 KV), FFN 4864, context 32768, rope base 1e6, q/k/v
                    biases, tied embeddings
+  qwen2.5-7b-yarn  Qwen2.5 7B Instruct with the YaRN its model card gives
+                   for 128k: qwen2, dim 3584, 28 layers, 28 heads (4 KV),
+                   FFN 18944, context 131072, rope base 1e6, q/k/v biases,
+                   rope.scaling yarn, factor 4 over an original context
+                   of 32768
+  qwen2-tiny-yarn  a small Qwen2 with YaRN: qwen2, dim 256, 4 layers, 8
+                   heads (2 KV), FFN 768, context 2048, rope base 1e6,
+                   q/k/v biases, YaRN factor 4 over an original context
+                   of 512: random weights, quantized; runs instantly
   mixtral-tiny     a small Mixtral: llama, dim 256, 4 layers, 8 heads
                    (4 KV), 8 experts of FFN 512 with 2 used per token,
                    context 2048, rope base 1e6: random weights
@@ -79,6 +88,11 @@ var shapes = []shape{
 		RopeFactors: unit10.Llama3RopeFactors(64, 500000, 32, 1, 4, 8192)}}, // its config.json's rope_scaling
 	{name: "qwen2.5-0.5b", arch: "qwen2", random: true, config: unit05.Config{Dim: 896, Layers: 24, Heads: 14, KVHeads: 2,
 		HeadDim: 64, FFN: 4864, MaxSeq: 32768, RopeBase: 1e6, RMSEps: 1e-6, TiedEmbeddings: true, QKVBias: true}},
+	{name: "qwen2.5-7b-yarn", arch: "qwen2", random: true, config: unit05.Config{Dim: 3584, Layers: 28, Heads: 28, KVHeads: 4,
+		HeadDim: 128, FFN: 18944, MaxSeq: 131072, RopeBase: 1e6, RMSEps: 1e-6, QKVBias: true,
+		Yarn: unit05.NewYarn(4, 32768)}}, // its model card's rope_scaling for contexts beyond 32768
+	{name: "qwen2-tiny-yarn", arch: "qwen2", config: unit05.Config{Dim: 256, Layers: 4, Heads: 8, KVHeads: 2, HeadDim: 32, FFN: 768,
+		MaxSeq: 2048, RopeBase: 1e6, RMSEps: 1e-6, QKVBias: true, Yarn: unit05.NewYarn(4, 512)}},
 	{name: "mixtral-tiny", arch: "llama", config: unit05.Config{Dim: 256, Layers: 4, Heads: 8, KVHeads: 4, HeadDim: 32, FFN: 512,
 		MaxSeq: 2048, RopeBase: 1e6, RMSEps: 1e-5}, experts: unit06.Config{Experts: 8, Used: 2, FFN: 512, Renormalize: true}},
 	{name: "qwen1.5-moe-a2.7b", arch: "qwen2moe", random: true, config: unit05.Config{Dim: 2048, Layers: 24, Heads: 16, KVHeads: 16,
