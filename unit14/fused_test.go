@@ -134,7 +134,7 @@ func TestC14_2_SwiGLUQ8_0(t *testing.T) {
 		gate[64+i], up[64+i] = 2, float32(i+1)*100
 		gate[96+i], up[96+i] = 3, -float32(i)
 	}
-	gate[40], up[40] = -30, 5 // SiLU(−30)·5 ≈ −1.4e−12 is not zero: block 1 is tiny, not empty
+	gate[40], up[40] = -30, 5 // SiLU(−30)·5 ≈ −1.4e−11 is not zero: block 1 is tiny, not empty
 	for i := range 32 {
 		up[64+i] = float32(i+1) / 4096 // block 2 below 1, but for one element:
 	}

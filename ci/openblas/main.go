@@ -11,7 +11,7 @@
 // OPENBLAS_CORETYPE=SkylakeX forces the AVX-512 ones, and make
 // bench-openblas runs both.
 //
-// It prints, for 256³, 512³ and 1024³ on one and two threads: GFLOP/s of the
+// It prints, for 256³ to 2048³ on one and two threads: GFLOP/s of the
 // reference (IMPL's unit03, the fastest kernel), its share of the FMA peak
 // measured by the same process, and its speed over the naive loops, gonum's
 // Sgemm and OpenBLAS.
@@ -46,7 +46,7 @@ func main() {
 		isa, peak, unit03.Best(), C.GoString(C.openblas_get_corename()))
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "size\tthreads\tForge GFLOP/s\t% of peak\t× naive\t× gonum\tOpenBLAS GFLOP/s\t× OpenBLAS\t")
-	for _, n := range []int{256, 512, 1024} {
+	for _, n := range []int{256, 512, 1024, 2048} {
 		a, b, c := matrix(n), matrix(n), unit03.NewMat(n, n)
 		naive := rate(2*64*float64(n*n), 1, func() {
 			unit03.MatMulNaive(c.Block(0, 64, 0, n), a.Block(0, 64, 0, n), b)

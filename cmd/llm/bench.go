@@ -21,7 +21,7 @@ import (
 
 var benchCommand = &command{
 	name:     "bench",
-	synopsis: "-m MODEL.gguf [-p 512] [-n 128] [-d 0] [-t 1,2] [-r 3] [--json] [--plot FILE.svg]",
+	synopsis: "-m MODEL.gguf [-p 512] [-n 128] [-d 0] [-t 1,2] [-r 3] [--json] [--plot FILE.svg] [--roofline]",
 	summary:  "prompt processing and generation speed, llama-bench style",
 	setup:    setupBench,
 	help: `
@@ -59,6 +59,13 @@ format: .svg, .png, .pdf, and the others plot.Save takes (.eps, .jpg,
 so a path that cannot be written is an error at once; a benchmark that
 fails leaves it as it was.
 
+With --roofline, a second table on stderr puts each test against the
+roofline (unit14.PassCost): the megabytes and operations one forward pass
+must move and do (the whole prompt of a pp test, one decode step of a tg
+test at its mean depth), their ratio, and the bandwidth and arithmetic
+rate the measured speed implies. A decode step whose GB/s is near the
+machine's read bandwidth cannot go faster; one far below it has room.
+
 With --json, one JSON object per line and test:
   {"model": "m.gguf", "threads": 2, "test": "pp512", "n_tokens": 512,
    "n_depth": 0, "type_k": "f16", "type_v": "f16", "tps": 123.4,
@@ -79,6 +86,7 @@ type benchOptions struct {
 	cache   cacheTypes
 	json    bool
 	plot    string // --plot FILE: the speeds drawn, "" for none
+	roof    bool   // --roofline: each test against unit14's cost model, on stderr
 	spec    specOptions
 }
 
@@ -92,6 +100,7 @@ func setupBench(fs *flagSet) func(*env) error {
 	fs.integer(&o.reps, "r,repetitions", "N", "repetitions of each test (default 3)", atLeast(1))
 	cacheFlags(fs, &o.cache)
 	fs.boolean(&o.json, "json", "print one JSON object per line and test")
+	fs.boolean(&o.roof, "roofline", "print each test's bytes and operations per pass and the GB/s and Gop/s reached (stderr)")
 	fs.add("plot", "FILE", "draw t/s against the depth (or the threads) into FILE (.svg, .png, .pdf, ...)", false, func(v string) error {
 		if _, err := plotFormat(v); err != nil {
 			return err // checked here, so that a bad extension fails before anything runs
@@ -220,8 +229,16 @@ func doBench(e *env, o *benchOptions) error {
 	label, size, params := modelLabel(m)
 	header := !o.json
 	var points []benchPoint // for --plot
+	var roofs []rooflineRow // for --roofline
+	var roofErr error       // why there is no roofline: a model unit14 cannot cost
 	row := func(threads int, t benchTest, mean, sd float64, acc unit12.Result) error {
 		points = append(points, pointOf(threads, t, mean, sd))
+		if o.roof && roofErr == nil && !t.spec {
+			var r rooflineRow
+			if r, roofErr = newRooflineRow(m.net, threads, t, mean, o.cache); roofErr == nil {
+				roofs = append(roofs, r)
+			}
+		}
 		if t.spec {
 			fmt.Fprintf(e.stderr, "%s, %d threads: %d of %d drafted tokens judged accepted (%.1f%%), %.2f tokens per target pass\n",
 				t.name, threads, acc.Accepted, acc.Accepted+acc.Rejected, 100*acc.AcceptanceRate(), acc.TokensPerPass())
@@ -301,6 +318,13 @@ func doBench(e *env, o *benchOptions) error {
 		}()
 		if err != nil {
 			return err
+		}
+	}
+	if o.roof {
+		if roofErr != nil {
+			fmt.Fprintf(e.stderr, "llm bench: no roofline for this model: %v\n", roofErr)
+		} else {
+			writeRoofline(e.stderr, roofs)
 		}
 	}
 	if pf == nil {
