@@ -104,6 +104,10 @@ func TestC5_2_RopeYarn(t *testing.T) {
 		{Factor: 16, OrigCtx: 2048, BetaFast: 8, BetaSlow: 0.5, AttnFactor: 0.7}, // betas and a magnitude of their own
 		{Factor: 3, OrigCtx: 50, BetaFast: 2, BetaSlow: 1.5, AttnFactor: 1.25},   // a ramp one or two pairs wide
 		*NewYarn(4, 2), // no pair turns even once in 2 positions: low = high = 0, a ramp of width 0 (ggml's 0.001)
+		*NewYarn(2, 1), // the shortest original context there is
+		// A context so long that the pair turning once lies past the head:
+		// high is clamped to headDim − 1, and the ramp's slope depends on it.
+		{Factor: 4, OrigCtx: 1 << 30, BetaFast: 1e6, BetaSlow: 1, AttnFactor: 1},
 	}
 	for _, style := range []RopeStyle{RopeNorm, RopeNeox} {
 		for _, hd := range []int{2, 8, 64, 128} {
