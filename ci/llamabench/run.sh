@@ -4,10 +4,12 @@
 # --json` and bench.mjs with the same settings on each, and prints one
 # Markdown table. See ci/llamabench/README.md. Not part of make test.
 #
-# Settings (environment): MODELS (a space-separated list of SHAPE:TYPE
-# pairs for llm gen, by default the table of the README: TinyLlama 1.1B in
-# Q4_0, Q8_0 and Q4_K_M, Llama 3.2 1B in Q4_K_M, Qwen2.5 0.5B in Q4_K_M
-# and Q8_0), MODEL (one file instead, as it is), THREADS (1,2), P (512),
+# Settings (environment): MODELS (a space-separated list of
+# SHAPE:TYPE[:VOCAB] for llm gen, VOCAB the vocabulary's size padded to a
+# real model's; by default the table of the README: TinyLlama 1.1B in
+# Q4_0, Q8_0 and Q4_K_M, Llama 3.2 1B in Q4_K_M with its 128,256 tokens,
+# Qwen2.5 0.5B in Q4_K_M and Q8_0 with its 151,936), MODEL (one file
+# instead, as it is), THREADS (1,2), P (512),
 # N (128), D (0: llama-bench's depths, a comma list such as 0,4096), R
 # (3), KV (the KV cache type of both engines: f16, as llama.cpp's default,
 # f32 or q8_0), FA (1: llama.cpp with flash attention, as Forge always is;
@@ -15,7 +17,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-MODELS=${MODELS:-tinyllama-1.1b:q4_0 tinyllama-1.1b:q8_0 tinyllama-1.1b:q4_k_m llama-3.2-1b:q4_k_m qwen2.5-0.5b:q4_k_m qwen2.5-0.5b:q8_0}
+MODELS=${MODELS:-tinyllama-1.1b:q4_0 tinyllama-1.1b:q8_0 tinyllama-1.1b:q4_k_m llama-3.2-1b:q4_k_m:128256 qwen2.5-0.5b:q4_k_m:151936 qwen2.5-0.5b:q8_0:151936}
 MODEL=${MODEL:-}
 THREADS=${THREADS:-1,2}
 P=${P:-512}
@@ -34,11 +36,11 @@ if [ -n "$MODEL" ]; then
 	files=("$MODEL")
 else
 	for m in $MODELS; do
-		shape=${m%%:*} type=${m#*:}
-		f=/tmp/forge-bench-$shape-$type.gguf
+		IFS=: read -r shape type vocab <<<"$m"
+		f=/tmp/forge-bench-$shape-$type${vocab:+-v$vocab}.gguf
 		if [ ! -s "$f" ]; then
 			echo "writing $f" >&2
-			bin/llm gen --shape "$shape" --type "$type" --vocab spm --seed 1 -o "$f" >&2
+			bin/llm gen --shape "$shape" --type "$type" --vocab spm ${vocab:+--vocab-size "$vocab"} --seed 1 -o "$f" >&2
 		fi
 		files+=("$f")
 	done

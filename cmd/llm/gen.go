@@ -18,7 +18,7 @@ import (
 
 var genCommand = &command{
 	name:     "gen",
-	synopsis: "[--shape tiny] [--type q8_0] [--vocab gpt2] [--seed 1] -o FILE",
+	synopsis: "[--shape tiny] [--type q8_0] [--vocab gpt2] [--vocab-size N] [--seed 1] -o FILE",
 	summary:  "write a seeded synthetic model of a named shape, so everything runs offline",
 	setup:    setupGen,
 	help: `
@@ -57,7 +57,11 @@ at the real models' speed, for llm bench. The vocabulary comes from
 --vocab, the GPT-2 (50257 tokens) or Phi-3 SentencePiece (32064 tokens)
 vocabulary in unit04/testdata, so a real model's vocabulary size (32000,
 128256, 151936) is not reproduced, nor is the output matrix's size: give
---vocab-file a real model's GGUF to copy its vocabulary instead. The
+--vocab-file a real model's GGUF to copy its vocabulary instead, or
+--vocab-size N to pad the vocabulary with unused tokens ("[PAD50257]",
+as llama.cpp's converter pads Qwen's) up to the real model's size, so that
+the embedding and output matrices have their real size: 128256 for Llama
+3.2, 151936 for Qwen2.5. The
 vocabulary's chat template (tokenizer.chat_template: Phi-3's for spm, none
 for gpt2) is copied with it. The vocabulary files are found by walking up
 from llm's directory and from the working directory to the Forge
@@ -117,6 +121,7 @@ var vocabFiles = map[string]string{
 type genOptions struct {
 	shape, typ, vocab string
 	vocabFile, out    string
+	vocabSize         int // --vocab-size: pad the vocabulary to this many tokens; 0: as it is
 	seed              uint64
 	threads           int
 }
@@ -127,6 +132,7 @@ func setupGen(fs *flagSet) func(*env) error {
 	fs.choice(&o.typ, "type", "TYPE", "the weights' type: "+strings.Join(fileTypeNames(), ", ")+" (default q8_0)", fileTypeNames())
 	fs.choice(&o.vocab, "vocab", "NAME", "the vocabulary: gpt2 (byte-level BPE) or spm (SentencePiece) (default gpt2)", []string{"gpt2", "spm"})
 	fs.str(&o.vocabFile, "vocab-file", "FILE", "take the vocabulary from this GGUF file instead (a real model's, say)")
+	fs.integer(&o.vocabSize, "vocab-size", "N", "pad the vocabulary with unused tokens up to N (a real model's size, for llm bench)", atLeast(1))
 	fs.add("s,seed", "N", "the random seed (default 1)", false, func(v string) error {
 		s, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -167,6 +173,12 @@ func doGen(e *env, o *genOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.vocabSize > 0 {
+		if o.vocabSize < len(v.Tokens) {
+			return usagef("--vocab-size %d: the %s vocabulary has %d tokens already; it can be padded, not cut", o.vocabSize, vocabName, len(v.Tokens))
+		}
+		padVocab(v, o.vocabSize)
+	}
 
 	start := time.Now()
 	c := sh.config
@@ -202,6 +214,25 @@ func doGen(e *env, o *genOptions) error {
 	fmt.Fprintf(e.stderr, "llm gen: wrote %s: %s (%s, %d layers, dim %d, vocabulary %s of %d tokens), %s, %s parameters, %s, in %.1f s\n",
 		o.out, sh.name, sh.arch, c.Layers, c.Dim, vocabName, c.Vocab, ft.name, formatCount(params), formatBytes(bytes), time.Since(start).Seconds())
 	return nil
+}
+
+// padVocab appends unused tokens "[PADi]" (i their id) to v up to n, as
+// llama.cpp's converter pads a vocabulary to the size of a model's
+// embedding matrix; the tokenizer never produces them.
+func padVocab(v *unit04.Vocab, n int) {
+	if v.Types == nil {
+		v.Types = make([]int32, len(v.Tokens))
+		for i := range v.Types {
+			v.Types[i] = unit04.TypeNormal
+		}
+	}
+	for i := len(v.Tokens); i < n; i++ {
+		v.Tokens = append(v.Tokens, fmt.Sprintf("[PAD%d]", i))
+		v.Types = append(v.Types, unit04.TypeUnused)
+		if v.Scores != nil {
+			v.Scores = append(v.Scores, -1e9)
+		}
+	}
 }
 
 // readVocab reads the vocabulary of a GGUF file, and its chat template
