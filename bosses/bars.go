@@ -290,8 +290,10 @@ var Table = []Boss{
 	{
 		Unit: 14, Name: "Engine", Title: "the engine complete",
 		Bars: []Bar{
-			{Metric: "decode-x-ref", Cmp: AtLeast, Value: 0.8, How: "llm built from the units under test and llm built from the reference solutions, `llm bench -p 64 -n 32 -t 2 -r 3` each (-r 2 with -short) on the same TinyLlama-shaped Q4_0 file (`llm gen --shape tinyllama-1.1b --type q4_0`), in turns, twice each (once with -short), each engine's best turn: the tg tokens per second of the one under test over the reference's"},
+			{Metric: "decode-x-ref", Cmp: AtLeast, Value: 0.8, How: "llm built from the units under test and llm built from the reference solutions, `llm bench -p 64 -n 32 -t 2 -r 3 --roofline` each (-r 2 with -short) on the same TinyLlama-shaped Q4_0 file (`llm gen --shape tinyllama-1.1b --type q4_0`), in turns, twice each (once with -short), each engine's best turn: the tg tokens per second of the one under test over the reference's"},
 			{Metric: "prefill-x-ref", Cmp: AtLeast, Value: 0.7, How: "the same for the pp64 tokens per second"},
+			{Metric: "decode-GB/s", Cmp: Info, How: "the bytes per decode step by your unit14.PassCost times your decode steps per second (`llm bench --roofline`'s GB/s for tg32): the bandwidth your engine's decode streams, against the machine's read bandwidth"},
+			{Metric: "prefill-Gop/s", Cmp: Info, How: "the same roofline's Gop/s for pp64: the arithmetic rate of your prefill, against the machine's peak"},
 		},
 	}}
 

@@ -170,6 +170,7 @@ func TestC14_1_PassCost(t *testing.T) {
 		{4, 10, 34.0 / 32, 50}, // 11+12+13+14, a Q8_0 cache
 		{100, 0, 4, 5050},      // exactly MaxSeq
 		{1, 99, 2, 100},        // the last position
+		{3, 2, 18.0 / 32, 12},  // 3+4+5 positions, half a byte per element (a 4-bit cache)
 	} {
 		got, err := PassCost(c, w, tc.T, tc.depth, tc.kv)
 		require.NoError(t, err, "PassCost(T=%d, depth=%d)", tc.T, tc.depth)

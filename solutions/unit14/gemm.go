@@ -67,11 +67,11 @@ func (k *gemmTask) tile(j, nj, r, nr int) {
 	for b := 0; b < k.rowBytes; b += 34 {
 		for x := range nj {
 			blk := k.w[(j+x)*k.rowBytes+b:]
-			wd[x], wq[x] = half(blk), blk[2:34]
+			wd[x], wq[x] = half(blk), blk[2:]
 		}
 		for s := range nr {
 			blk := k.a[(r+s)*k.rowBytes+b:]
-			ad[s], aq[s] = half(blk), blk[2:34]
+			ad[s], aq[s] = half(blk), blk[2:]
 		}
 		for x := range nj {
 			for s := range nr {
