@@ -59,20 +59,27 @@ func dot4Asm(k Kernel, x, w0, w1, w2, w3 []float32) (s [4]float32, n int) {
 }
 
 //go:noescape
-func packA12AVX512(dst, src *float32, idx *[16]int32, kc int)
+func packA12AVX(dst, src *float32, lda, kc int)
 
-// packPanelAsm packs one full 12-row panel of A for the AVX-512 kernel with
-// gathers, and reports whether it did (only full AVX-512 panels whose
-// offsets fit the gather's 32-bit indices qualify).
+// packPanelAsm packs one full 12-row panel of A for the AVX-512 kernel, and
+// reports whether it did (only full AVX-512 panels qualify): eight steps at
+// a time in assembly, with 4×4 transposes in registers, the last kc mod 8
+// steps in Go.
 func packPanelAsm(panel []float32, a Mat, row, p0, kc, mr int) bool {
-	if mr != 12 || unit00.CPUSIMD() < unit00.SIMDAVX512 || 11*a.Stride+p0+kc > 1<<30 {
+	if mr != 12 || unit00.CPUSIMD() < unit00.SIMDAVX512 {
 		return false
 	}
-	var idx [16]int32
-	for r := 0; r < 12; r++ {
-		idx[r] = int32(r * a.Stride)
-	}
 	_, _ = panel[12*kc-1], a.Data[(row+11)*a.Stride+p0+kc-1]
-	packA12AVX512(&panel[0], &a.Data[row*a.Stride+p0], &idx, kc)
+	k8 := kc &^ 7
+	if k8 > 0 {
+		packA12AVX(&panel[0], &a.Data[row*a.Stride+p0], a.Stride, k8)
+	}
+	for p := k8; p < kc; p++ {
+		step := panel[p*12 : p*12+12]
+		for r := range step {
+			step[r] = a.Data[(row+r)*a.Stride+p0+p]
+		}
+	}
 	return true
 }
+

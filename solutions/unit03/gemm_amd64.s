@@ -433,25 +433,94 @@ dot4AVX512_loop:
 	MOVSS   X8, s3+132(FP)
 	RET
 
-// func packA12AVX512(dst, src *float32, idx *[16]int32, kc int)
-// Packs 12 rows of A for the AVX-512 kernel: dst[p*12+r] = src[idx[r]+p]
-// for p < kc and r < 12, idx[r] being r times A's stride. One gather
-// collects the twelve values of step p, one masked store writes them.
-TEXT ·packA12AVX512(SB), NOSPLIT, $0-32
-	MOVQ      dst+0(FP), DI
-	MOVQ      src+8(FP), SI
-	MOVQ      idx+16(FP), AX
-	MOVQ      kc+24(FP), CX
-	VMOVDQU32 (AX), Z1
-	MOVW      $0x0fff, BX
-	KMOVW     BX, K1
-packa5loop:
-	KMOVW     K1, K2
-	VGATHERDPS (SI)(Z1*4), K2, Z0
-	VMOVUPS   Z0, K1, (DI)
-	ADDQ      $4, SI
-	ADDQ      $48, DI
-	DECQ      CX
-	JNZ       packa5loop
+// func packA12AVX(dst, src *float32, lda, kc int)
+// Packs 12 rows of A for the AVX-512 kernel: dst[p*12+r] = src[r*lda+p]
+// for p < kc and r < 12; kc is a multiple of 8. Eight steps at a time, four
+// rows at a time: four loads of 8 floats, a 4×4 transpose in each 128-bit
+// lane (unpack, then shuffle), and eight 4-float stores, the low lane for
+// steps p…p+3 and the high lane for p+4…p+7.
+TEXT ·packA12AVX(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    lda+16(FP), R8
+	MOVQ    kc+24(FP), CX
+	SHLQ    $2, R8              // stride in bytes
+	LEAQ    (R8)(R8*2), R9      // 3 strides
+	LEAQ    (SI)(R8*4), R10     // row 4
+	LEAQ    (R10)(R8*4), R11    // row 8
+	SHRQ    $3, CX
+	JZ      packa12done
+packa12loop:
+	// rows 0–3
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	VMOVUPS (SI)(R9*1), Y3
+	VUNPCKLPS Y1, Y0, Y4        // a0 b0 a1 b1 | a4 b4 a5 b5
+	VUNPCKHPS Y1, Y0, Y5        // a2 b2 a3 b3 | a6 b6 a7 b7
+	VUNPCKLPS Y3, Y2, Y6        // c0 d0 c1 d1 | c4 d4 c5 d5
+	VUNPCKHPS Y3, Y2, Y7        // c2 d2 c3 d3 | c6 d6 c7 d7
+	VSHUFPS $0x44, Y6, Y4, Y0   // a0 b0 c0 d0 | a4 b4 c4 d4
+	VSHUFPS $0xEE, Y6, Y4, Y1   // a1 b1 c1 d1 | a5 b5 c5 d5
+	VSHUFPS $0x44, Y7, Y5, Y2   // a2 … | a6 …
+	VSHUFPS $0xEE, Y7, Y5, Y3   // a3 … | a7 …
+	VMOVUPS X0, 0(DI)
+	VMOVUPS X1, 48(DI)
+	VMOVUPS X2, 96(DI)
+	VMOVUPS X3, 144(DI)
+	VEXTRACTF128 $1, Y0, 192(DI)
+	VEXTRACTF128 $1, Y1, 240(DI)
+	VEXTRACTF128 $1, Y2, 288(DI)
+	VEXTRACTF128 $1, Y3, 336(DI)
+	// rows 4–7
+	VMOVUPS (R10), Y0
+	VMOVUPS (R10)(R8*1), Y1
+	VMOVUPS (R10)(R8*2), Y2
+	VMOVUPS (R10)(R9*1), Y3
+	VUNPCKLPS Y1, Y0, Y4
+	VUNPCKHPS Y1, Y0, Y5
+	VUNPCKLPS Y3, Y2, Y6
+	VUNPCKHPS Y3, Y2, Y7
+	VSHUFPS $0x44, Y6, Y4, Y0
+	VSHUFPS $0xEE, Y6, Y4, Y1
+	VSHUFPS $0x44, Y7, Y5, Y2
+	VSHUFPS $0xEE, Y7, Y5, Y3
+	VMOVUPS X0, 16(DI)
+	VMOVUPS X1, 64(DI)
+	VMOVUPS X2, 112(DI)
+	VMOVUPS X3, 160(DI)
+	VEXTRACTF128 $1, Y0, 208(DI)
+	VEXTRACTF128 $1, Y1, 256(DI)
+	VEXTRACTF128 $1, Y2, 304(DI)
+	VEXTRACTF128 $1, Y3, 352(DI)
+	// rows 8–11
+	VMOVUPS (R11), Y0
+	VMOVUPS (R11)(R8*1), Y1
+	VMOVUPS (R11)(R8*2), Y2
+	VMOVUPS (R11)(R9*1), Y3
+	VUNPCKLPS Y1, Y0, Y4
+	VUNPCKHPS Y1, Y0, Y5
+	VUNPCKLPS Y3, Y2, Y6
+	VUNPCKHPS Y3, Y2, Y7
+	VSHUFPS $0x44, Y6, Y4, Y0
+	VSHUFPS $0xEE, Y6, Y4, Y1
+	VSHUFPS $0x44, Y7, Y5, Y2
+	VSHUFPS $0xEE, Y7, Y5, Y3
+	VMOVUPS X0, 32(DI)
+	VMOVUPS X1, 80(DI)
+	VMOVUPS X2, 128(DI)
+	VMOVUPS X3, 176(DI)
+	VEXTRACTF128 $1, Y0, 224(DI)
+	VEXTRACTF128 $1, Y1, 272(DI)
+	VEXTRACTF128 $1, Y2, 320(DI)
+	VEXTRACTF128 $1, Y3, 368(DI)
+	ADDQ    $32, SI
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	ADDQ    $384, DI
+	DECQ    CX
+	JNZ     packa12loop
+packa12done:
 	VZEROUPPER
 	RET
+
