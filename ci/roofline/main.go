@@ -1,10 +1,11 @@
 // Command roofline draws the picture of docs/unit14.md: the roofline of one
-// core of this machine (its FMA peak and its read bandwidth, both measured
-// here) with TinyLlama 1.1B's forward passes in Q4_0 placed on it by
-// unit14's cost model (PassCost): a decode step at depth 0 and at depth
-// 4096, and prompts of 64 and 512 tokens. It is how 14.1 reads: the decode
-// steps sit far left of the ridge, bound by memory; the prompts right of
-// it, bound by arithmetic.
+// core of this machine (its float32 FMA peak and its read bandwidth, both
+// measured here, and the 8-bit integer roof of VPDPBUSD, four times the FMA
+// rate in operations where the CPU has AVX-512 VNNI) with TinyLlama 1.1B's
+// forward passes in Q4_0 placed on it by unit14's cost model (PassCost): a
+// decode step at depth 0 and at depth 4096, and prompts of 64 and 512
+// tokens. It is how 14.1 reads: the decode steps sit left of the ridge,
+// bound by memory; the prompts far right of it, bound by arithmetic.
 //
 //	go run -overlay "$(go run ./cmd/forge overlay --impl ref)" ./ci/roofline -o docs/unit14-roofline.svg
 //
@@ -38,6 +39,20 @@ func main() {
 	bw := bandwidth()
 	roof := unit14.Roof{Ops: peak * 1e9, Bytes: bw}
 	fmt.Printf("one core: FMA peak %.1f GFLOP/s (%s probe), read bandwidth %.1f GB/s, ridge %.1f op/byte\n", peak, isa, bw/1e9, roof.Ridge())
+	// The integer roof: a 512-bit VPDPBUSD does 64 multiply-adds (128
+	// operations) where a 512-bit FMA does 16 (32), and both issue one a
+	// cycle on Zen 4 and on Sapphire Rapids' AVX-512 port (unit13's boss
+	// measured eight independent VPDPBUSD in 8 cycles). Unit09's Q4_0 and
+	// Q8_0 kernels run on it.
+	var int8Roof *unit14.Roof
+	if bosses.Has("avx512vnni") {
+		int8Roof = &unit14.Roof{Ops: 4 * roof.Ops, Bytes: bw}
+		fmt.Printf("int8 roof (VPDPBUSD): %.0f Gop/s, ridge %.1f op/byte\n", int8Roof.Ops/1e9, int8Roof.Ridge())
+	}
+	kernels := roof
+	if int8Roof != nil {
+		kernels = *int8Roof
+	}
 
 	c, w := tinyLlama()
 	var points []point
@@ -50,10 +65,10 @@ func main() {
 			log.Fatal(err)
 		}
 		i := cost.Intensity()
-		points = append(points, point{p.name, i, roof.Attainable(i)})
-		fmt.Printf("%-14s %8.1f MB %10.2f Gop  %7.2f op/byte  at most %6.1f Gop/s\n", p.name, cost.Bytes/1e6, cost.Ops/1e9, i, roof.Attainable(i)/1e9)
+		points = append(points, point{p.name, i, kernels.Attainable(i)})
+		fmt.Printf("%-14s %8.1f MB %10.2f Gop  %7.2f op/byte  at most %6.1f Gop/s\n", p.name, cost.Bytes/1e6, cost.Ops/1e9, i, kernels.Attainable(i)/1e9)
 	}
-	if err := drawRoofline(*out, roof, points); err != nil {
+	if err := drawRoofline(*out, roof, int8Roof, points); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("wrote", *out)
@@ -106,38 +121,32 @@ type point struct {
 	ops       float64 // op/s at most
 }
 
-// drawRoofline plots the roof and the points on log-log axes.
-func drawRoofline(path string, roof unit14.Roof, points []point) error {
+// drawRoofline plots the roofs and the points on log-log axes; int8 may be
+// nil (no VNNI).
+func drawRoofline(path string, roof unit14.Roof, int8 *unit14.Roof, points []point) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("One core's roofline: peak %.0f GFLOP/s, %.1f GB/s; TinyLlama 1.1B Q4_0 passes (unit14.PassCost)", roof.Ops/1e9, roof.Bytes/1e9)
+	p.Title.Text = fmt.Sprintf("One core: %.0f GFLOP/s FMA peak, %.1f GB/s read; TinyLlama 1.1B in Q4_0 by unit14.PassCost", roof.Ops/1e9, roof.Bytes/1e9)
 	p.X.Label.Text = "arithmetic intensity (operations per byte)"
-	p.Y.Label.Text = "attainable GFLOP/s"
+	p.Y.Label.Text = "attainable G operations/s"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(10), -vg.Points(10)
 
-	var line plotter.XYs
-	for i := 0.1; i <= 2000; i *= 1.05 {
-		line = append(line, plotter.XY{X: i, Y: roof.Attainable(i) / 1e9})
-	}
-	l, err := plotter.NewLine(line)
-	if err != nil {
+	top := roof.Ops
+	if err := addRoof(p, roof, "float32 FMA roof", nil); err != nil {
 		return err
 	}
-	l.Width = vg.Points(2)
-	p.Add(l)
-	ridge, err := plotter.NewLine(plotter.XYs{{X: roof.Ridge(), Y: 0.1 * roof.Bytes / 1e9}, {X: roof.Ridge(), Y: roof.Ops / 1e9}})
-	if err != nil {
-		return err
+	if int8 != nil {
+		top = int8.Ops
+		if err := addRoof(p, *int8, "8-bit integer roof (VPDPBUSD: 4 × the FMA's operations)", []vg.Length{vg.Points(6), vg.Points(3)}); err != nil {
+			return err
+		}
 	}
-	ridge.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
-	ridge.Color = color.Gray{Y: 128}
-	p.Add(ridge)
 
 	var xys plotter.XYs
-	var labels []string
 	for _, pt := range points {
 		xys = append(xys, plotter.XY{X: pt.intensity, Y: pt.ops / 1e9})
-		labels = append(labels, fmt.Sprintf("%s (%.1f op/B)", pt.name, pt.intensity))
 	}
 	s, err := plotter.NewScatter(xys)
 	if err != nil {
@@ -147,16 +156,49 @@ func drawRoofline(path string, roof unit14.Roof, points []point) error {
 	s.GlyphStyle.Radius = vg.Points(4)
 	s.Color = color.RGBA{R: 200, A: 255}
 	p.Add(s)
-	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	// One label per point, each placed where it does not cover another.
+	for i, pt := range points {
+		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys[i : i+1], Labels: []string{fmt.Sprintf("%s: %.1f op/B", pt.name, pt.intensity)}})
+		if err != nil {
+			return err
+		}
+		switch i {
+		case 0, 1: // the decode steps, close together: below and to the right, one under the other
+			lab.TextStyle[0].XAlign = draw.XLeft
+			lab.Offset = vg.Point{X: vg.Points(8), Y: -vg.Points(16 + 14*float64(i))}
+		case 2: // the short prompt: above, to the left
+			lab.TextStyle[0].XAlign = draw.XRight
+			lab.Offset = vg.Point{X: -vg.Points(4), Y: vg.Points(10)}
+		default: // the long prompt: above, to the right
+			lab.TextStyle[0].XAlign = draw.XLeft
+			lab.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(10)}
+		}
+		p.Add(lab)
+	}
+	p.X.Min, p.X.Max = 0.1, 2000
+	p.Y.Min, p.Y.Max = 0.1*roof.Bytes/1e9, 3*top/1e9
+	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
+}
+
+// addRoof draws one roof, its ridge marked, as a line of the legend.
+func addRoof(p *plot.Plot, r unit14.Roof, name string, dashes []vg.Length) error {
+	var line plotter.XYs
+	for i := 0.1; i <= 2000; i *= 1.05 {
+		line = append(line, plotter.XY{X: i, Y: r.Attainable(i) / 1e9})
+	}
+	l, err := plotter.NewLine(line)
 	if err != nil {
 		return err
 	}
-	for i := range lab.TextStyle {
-		lab.TextStyle[i].XAlign = draw.XRight
-		lab.Offset = vg.Point{X: -vg.Points(6), Y: vg.Points(4)}
+	l.Width, l.Dashes = vg.Points(2), dashes
+	p.Add(l)
+	p.Legend.Add(fmt.Sprintf("%s: %.0f G/s, ridge %.1f op/B", name, r.Ops/1e9, r.Ridge()), l)
+	ridge, err := plotter.NewLine(plotter.XYs{{X: r.Ridge(), Y: 0.1 * r.Bytes / 1e9}, {X: r.Ridge(), Y: r.Ops / 1e9}})
+	if err != nil {
+		return err
 	}
-	p.Add(lab)
-	p.X.Min, p.X.Max = 0.1, 2000
-	p.Y.Min, p.Y.Max = 0.1*roof.Bytes/1e9, 2*roof.Ops/1e9
-	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
+	ridge.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
+	ridge.Color = color.Gray{Y: 150}
+	p.Add(ridge)
+	return nil
 }
