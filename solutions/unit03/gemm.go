@@ -260,6 +260,9 @@ func packB(dst []float32, b Mat, p0, kc, j0, nc, nr int, transB bool) {
 			packBT(panel, b, p0, kc, j0+jr, cols, nr)
 			continue
 		}
+		if cols == nr && packBPanelAsm(panel, b, p0, kc, j0+jr, nr) {
+			continue
+		}
 		for p := 0; p < kc; p++ {
 			out := panel[p*nr : (p+1)*nr]
 			copy(out[:cols], b.Data[(p0+p)*b.Stride+j0+jr:])

@@ -83,3 +83,17 @@ func packPanelAsm(panel []float32, a Mat, row, p0, kc, mr int) bool {
 	return true
 }
 
+
+//go:noescape
+func packB32AVX512(dst, src *float32, ldb, kc int)
+
+// packBPanelAsm packs one full 32-column panel of B (not transposed) for
+// the AVX-512 kernel, and reports whether it did.
+func packBPanelAsm(panel []float32, b Mat, p0, kc, j, nr int) bool {
+	if nr != 32 || kc == 0 || unit00.CPUSIMD() < unit00.SIMDAVX512 {
+		return false
+	}
+	_, _ = panel[32*kc-1], b.Data[(p0+kc-1)*b.Stride+j+31]
+	packB32AVX512(&panel[0], &b.Data[p0*b.Stride+j], b.Stride, kc)
+	return true
+}

@@ -524,3 +524,28 @@ packa12done:
 	VZEROUPPER
 	RET
 
+
+// func packB32AVX512(dst, src *float32, ldb, kc int)
+// Packs one full 32-column panel of B for the AVX-512 kernel:
+// dst[p*32+j] = src[p*ldb+j] for p < kc and j < 32: two loads and two
+// stores a step, with no call per row.
+TEXT ·packB32AVX512(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    ldb+16(FP), R8
+	MOVQ    kc+24(FP), CX
+	SHLQ    $2, R8
+	TESTQ   CX, CX
+	JZ      packb32done
+packb32loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    R8, SI
+	ADDQ    $128, DI
+	DECQ    CX
+	JNZ     packb32loop
+packb32done:
+	VZEROUPPER
+	RET
