@@ -149,6 +149,45 @@ TEXT ·kernelAVX512(SB), NOSPLIT, $0-41
 	VXORPS  Z29, Z29, Z29
 	VXORPS  Z30, Z30, Z30
 	VXORPS  Z31, Z31, Z31
+	// Ask for the C tile now, into L2: the loop takes thousands of cycles,
+	// time enough for the 24 lines to arrive before the stores need them
+	// (into L1 they would be evicted again by the streaming panels).
+	MOVQ    DX, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
+	ADDQ    R8, R9
+	PREFETCHT1 (R9)
+	PREFETCHT1 64(R9)
 	TESTQ   CX, CX
 	JZ      kernelAVX512_store
 kernelAVX512_loop:
