@@ -253,22 +253,25 @@ func TestC9_3_Lengths(t *testing.T) {
 	}
 }
 
-// TestC9_3_Extremes takes the dot products of Q4_1, Q5_0 and Q5_K rows
-// whose quants are all at their maximum, all at 0, or in patterns of the
-// two and of every value (so that the halves of a block, and the
-// sub-blocks of a super-block, differ), under the largest f16 scales of either sign and the smallest
-// subnormal, with activation quants all +127, all −128, alternating, or
-// running through every value. Rows are 13 blocks (5 super-blocks): a
-// kernel's groups and the blocks left over. These are the values at which
-// a SIMD kernel's 16-bit sums saturate, its signed and unsigned operands
-// swap, a fifth bit lands on the wrong byte, or a negative scale or min
-// loses its sign; random rows never reach them. Then the same rows, six
-// of them, through MulT, whose four-row kernels take the first four. The
-// bound is TestC9_3_Dot's; the scales are chosen so that the terms of a
-// block never cancel (Q4_1's m has d's sign, Q5_K's dmin the opposite),
+// TestC9_3_Extremes takes the dot products of Q4_1, Q5_0, Q5_K, Q8_0 and
+// Q4_K rows whose quants are all at their maximum, all at 0, or in
+// patterns of the two and of every value (so that the halves of a block,
+// and the sub-blocks of a super-block, differ), under the largest f16
+// scales of either sign and the smallest subnormal, with activation quants
+// all +127, all −128, alternating, or running through every value. Rows
+// are 13 blocks (5 super-blocks): a kernel's groups and the blocks left
+// over. These are the values at which a SIMD kernel's 16-bit sums
+// saturate, its signed and unsigned operands swap, a fifth bit lands on
+// the wrong byte, a scaled 32-bit sum overflows, or a negative scale or
+// min loses its sign; random rows never reach them. Then the same rows,
+// six of them, through MulT, whose four-row kernels take the first four,
+// and eighteen (the six three times: a packed group of sixteen and two
+// over), for one, three and nine activation rows. The bound is
+// TestC9_3_Dot's; the scales are chosen so that the terms of a block never
+// cancel (Q4_1's m has d's sign, Q5_K's and Q4_K's dmin the opposite),
 // which keeps it honest.
 func TestC9_3_Extremes(t *testing.T) {
-	for _, dt := range []unit01.DType{unit01.Q4_1, unit01.Q5_0, unit01.Q5_K} {
+	for _, dt := range []unit01.DType{unit01.Q4_1, unit01.Q5_0, unit01.Q5_K, unit01.Q8_0, unit01.Q4_K} {
 		blocks := 13
 		if dt.BlockSize() == 256 {
 			blocks = 5
@@ -280,7 +283,11 @@ func TestC9_3_Extremes(t *testing.T) {
 				w := extremeRow(dt, n, wc.q, sc.d, sc.m)
 				rows = append(rows, w)
 				for _, ac := range extremeActs {
-					a := extremeActivations(VecDotType(dt), n, ac.q)
+					q := ac.q
+					if dt == unit01.Q8_0 { // ±127 at most, as below
+						q = func(i int) int { return max(ac.q(i), -127) }
+					}
+					a := extremeActivations(VecDotType(dt), n, q)
 					checkDotOf(t, fmt.Sprintf("Dot(%v, %d elements) of quants %s under scales %s with activation quants %s", dt, n, wc.name, sc.name, ac.name), dt, w, a)
 				}
 			}
@@ -290,21 +297,29 @@ func TestC9_3_Extremes(t *testing.T) {
 		// and 32.
 		p := unit03.NewPool(2)
 		rb := rowBytes(dt, n)
-		data := make([]byte, 0, 6*rb)
-		for _, i := range []int{0, 4, 8, 9, 13, 14} { // rows[3·pattern + scales]
-			data = append(data, rows[i]...)
+		data := make([]byte, 0, 18*rb)
+		for range 3 {
+			for _, i := range []int{0, 4, 8, 9, 13, 14} { // rows[3·pattern + scales]
+				data = append(data, rows[i]...)
+			}
 		}
-		m, err := NewQMatrix(dt, 6, n, data)
-		if err != nil {
-			t.Fatal(err)
+		x := unit03.Mat{Rows: 9, Cols: n, Stride: n, Data: make([]float32, 9*n)}
+		for r := 0; r < 9; r += 3 {
+			for i := range n {
+				x.Data[r*n+i] = 1
+				x.Data[(r+1)*n+i] = []float32{1, -1, -1, 1, 0.25}[i%5]
+				x.Data[(r+2)*n+i] = -1
+			}
 		}
-		x := unit03.Mat{Rows: 3, Cols: n, Stride: n, Data: make([]float32, 3*n)}
-		for i := range n {
-			x.Data[i] = 1
-			x.Data[n+i] = []float32{1, -1, -1, 1, 0.25}[i%5]
-			x.Data[2*n+i] = -1
+		for _, rows := range []int{6, 18} {
+			m, err := NewQMatrix(dt, rows, n, data[:rows*rb])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, T := range []int{1, 3, 9} {
+				mulTCaseOf(t, m, oracle.DequantRow(int(dt), data[:rows*rb]), x.Block(0, T, 0, n), nil, p)
+			}
 		}
-		mulTCaseOf(t, m, oracle.DequantRow(int(dt), data), x, nil, p)
 		p.Close()
 	}
 }
@@ -342,9 +357,14 @@ var (
 	}
 )
 
-// extremeRow encodes n elements of type dt (Q4_1, Q5_0 or Q5_K) with
-// quants q(i, max) and the f16 scales d and m: Q4_1's m is m, Q5_K's dmin
-// is −m, and its six-bit sub-block scales and mins are all 63.
+// extremeRow encodes n elements of type dt (Q4_1, Q5_0, Q5_K, Q8_0 or
+// Q4_K) with quants q(i, max) and the f16 scales d and m: Q4_1's m is m,
+// Q5_K's and Q4_K's dmin is −m, and their six-bit sub-block scales and
+// mins are all 63. Q8_0's quants are q(i, 254) − 127, from −127 to +127:
+// ggml's quantizer never writes −128, and its AVX2 dot product (as ours,
+// dot_avx2_amd64.s) takes |q| and moves the sign to the other operand,
+// which −128 would break; Q8_0 against activations of −128 is left out for
+// the same reason.
 func extremeRow(dt unit01.DType, n int, q func(i, max int) int, d, m float32) []byte {
 	w := make([]byte, rowBytes(dt, n))
 	bb, bs := dt.BlockBytes(), dt.BlockSize()
@@ -378,6 +398,21 @@ func extremeRow(dt unit01.DType, n int, q func(i, max int) int, d, m float32) []
 				s, l := i/32, i%32
 				b[16+l] |= byte(v>>4) << s
 				b[48+32*(s/2)+l] |= byte(v&0xF) << (4 * (s % 2))
+			}
+		case unit01.Q8_0:
+			put(b, d)
+			for j := range 32 {
+				b[2+j] = byte(q(e+j, 254) - 127)
+			}
+		case unit01.Q4_K:
+			put(b, d)
+			put(b[2:], -m)
+			for j := range 12 {
+				b[4+j] = 0xFF
+			}
+			for i := range 256 {
+				s, l := i/32, i%32
+				b[16+32*(s/2)+l] |= byte(q(e+i, 15)) << (4 * (s % 2))
 			}
 		}
 	}

@@ -403,11 +403,12 @@ func TestC9_4_FirstMulT(t *testing.T) {
 			}
 		}
 	}
-	// A buffer left by a product of another type: a Q8_0 product's
-	// activations are all a Q4_0 product needs where its weights are not
-	// packed, but fewer bytes than where they are (the per-block sums).
-	if out, ok := oracle.RunChild(t, "TestC9_4_FirstMulT", fmt.Sprintf("%s=%d,%d,%d", firstMulTEnv, int(unit01.Q4_0), 3, int(unit01.Q8_0))); !ok {
-		t.Errorf("Q4_0 after Q8_0: MulT in a fresh process (37×512 weights, 3 activation rows, one thread), after one Q8_0 product of the same shape, failed; the child's output:\n%s", out)
+	// A buffer left by a product of another type: a Q4_1 product's
+	// activations (Q8_0, as Q4_0's) are all a Q4_0 product needs where its
+	// weights are not packed, but fewer bytes than where they are (the
+	// per-block sums). Q4_1 is never packed.
+	if out, ok := oracle.RunChild(t, "TestC9_4_FirstMulT", fmt.Sprintf("%s=%d,%d,%d", firstMulTEnv, int(unit01.Q4_0), 3, int(unit01.Q4_1))); !ok {
+		t.Errorf("Q4_0 after Q4_1: MulT in a fresh process (37×512 weights, 3 activation rows, one thread), after one Q4_1 product of the same shape, failed; the child's output:\n%s", out)
 	}
 }
 

@@ -22,4 +22,4 @@ func activationsQ8_0Row(dst []byte, x []float32) {
 }
 
 //go:noescape
-func sumsQ8_0AVX512(dst *byte, a *byte, blocks int)
+func sumsQ8_0AVX512(dst *byte, a *byte, blocks int, k int)

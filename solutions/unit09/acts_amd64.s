@@ -59,16 +59,17 @@ acts_loop:
 	VZEROUPPER
 	RET
 
-// func sumsQ8_0AVX512(dst *byte, a *byte, blocks int)
+// func sumsQ8_0AVX512(dst *byte, a *byte, blocks int, k int)
 // Writes, for each of blocks ≥ 1 Q8_0 blocks at a, the packed kernels'
-// start −8·Σq (int32) and d_a (float32) to dst, 8 bytes a block, as
-// prepareSums does (rows16_amd64.go). Σq of the 32 signed quants is
-// Σ(q XOR 0x80) − 32·128, and VPSADBW against zero adds unsigned bytes
-// eight at a time.
-TEXT ·sumsQ8_0AVX512(SB), NOSPLIT, $0-24
+// start k·Σq (int32; k = −8 for Q4_0 weights, −128 for Q8_0) and d_a
+// (float32) to dst, 8 bytes a block, as prepareSums does
+// (rows16_amd64.go). Σq of the 32 signed quants is Σ(q XOR 0x80) −
+// 32·128, and VPSADBW against zero adds unsigned bytes eight at a time.
+TEXT ·sumsQ8_0AVX512(SB), NOSPLIT, $0-32
 	MOVQ         dst+0(FP), DI
 	MOVQ         a+8(FP), SI
 	MOVQ         blocks+16(FP), CX
+	MOVQ         k+24(FP), DX
 	MOVL         $0x80808080, AX
 	VPBROADCASTD AX, Y15
 	VPXOR        Y14, Y14, Y14
@@ -82,7 +83,7 @@ sums_loop:
 	VPADDQ       X1, X0, X0
 	VMOVD        X0, AX
 	SUBL         $4096, AX /* Σq */
-	IMULL        $-8, AX
+	IMULL        DX, AX
 	MOVL         AX, (DI)
 	VPBROADCASTW (SI), X2
 	VCVTPH2PS    X2, X2

@@ -8,7 +8,8 @@ import (
 	"github.com/llmforge/forge/unit01"
 )
 
-// Sixteen rows at a time: Q4_0 and Q6_K weights repacked for AVX-512 VNNI.
+// Sixteen rows at a time: Q4_0, Q5_0, Q8_0, Q4_K and Q6_K weights repacked
+// for AVX-512 VNNI (Q5_0, Q8_0 and Q4_K in rows16_more_amd64.s).
 //
 // In the file's layout each row is a run of blocks, and a SIMD dot product
 // of one row spreads its sums over the lanes of a register, to be added
@@ -30,7 +31,8 @@ import (
 //
 // The packed copy is made at a matrix's first MulT, so loading a model
 // stays a mapping of its file, and costs as much memory as the weights
-// (llama.cpp repacks the same way). Other types and CPUs take dot4.
+// (Q4_K's 3% more: its scales as bytes; llama.cpp repacks the same way).
+// Other types (Q4_1, Q5_K, the float ones) and CPUs take dot4.
 
 //go:noescape
 func rows16x4Q4_0(w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
@@ -47,17 +49,51 @@ func rows16x4Q6_K(w *byte, supers int, a *byte, astride int, s *byte, sstride in
 //go:noescape
 func rows16x1Q6_K(w *byte, supers int, a *byte, s *byte, y *float32)
 
+//go:noescape
+func rows16x8Q8_0(w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
+func rows16x4Q8_0(w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
+func rows16x1Q8_0(w *byte, blocks int, a *byte, s *byte, y *float32)
+
+//go:noescape
+func rows16x8Q4_K(w *byte, supers int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
+func rows16x4Q4_K(w *byte, supers int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
+func rows16x1Q4_K(w *byte, supers int, a *byte, s *byte, y *float32)
+
+//go:noescape
+func rows16x8Q5_0(w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
+func rows16x4Q5_0(w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int)
+
+//go:noescape
+func rows16x1Q5_0(w *byte, blocks int, a *byte, s *byte, y *float32)
+
 // packs16 reports whether MulT runs weights of type dt packed sixteen rows
 // at a time on this CPU.
 func packs16(dt unit01.DType) bool {
-	return level == levelVNNI && (dt == unit01.Q4_0 || dt == unit01.Q6_K)
+	return level == levelVNNI && (dt == unit01.Q4_0 || dt == unit01.Q6_K || dt == unit01.Q8_0 || dt == unit01.Q4_K || dt == unit01.Q5_0)
 }
 
 // packedBlock returns the bytes of one packed block (sixteen rows' blocks
 // of m's type) and of one block's prepared sums per activation row.
 func packedBlock(dt unit01.DType) (wb, sb int) {
-	if dt == unit01.Q6_K {
+	switch dt {
+	case unit01.Q6_K:
 		return 16 * 210, 64
+	case unit01.Q8_0:
+		return 16 * 34, 8
+	case unit01.Q4_K:
+		return 16 * 148, 16
+	case unit01.Q5_0:
+		return 16 * 22, 8
 	}
 	return 16 * 18, 8
 }
@@ -73,9 +109,16 @@ func pack16(m *QMatrix) []byte {
 		g, i, row := j/16, j%16, m.row(j)
 		for b := range nb {
 			dst := out[(g*nb+b)*wb : (g*nb+b+1)*wb]
-			if m.Type == unit01.Q6_K {
+			switch m.Type {
+			case unit01.Q6_K:
 				pack16Q6_K(dst, i, row[210*b:210*b+210])
-			} else {
+			case unit01.Q8_0:
+				pack16Q8_0(dst, i, row[34*b:34*b+34])
+			case unit01.Q4_K:
+				pack16Q4_K(dst, i, row[144*b:144*b+144])
+			case unit01.Q5_0:
+				pack16Q5_0(dst, i, row[22*b:22*b+22])
+			default:
 				pack16Q4_0(dst, i, row[18*b:18*b+18])
 			}
 		}
@@ -90,6 +133,62 @@ func pack16Q4_0(dst []byte, i int, src []byte) {
 	copy(dst[2*i:2*i+2], src[:2])
 	for c := range 4 {
 		copy(dst[32+64*c+4*i:36+64*c+4*i], src[2+4*c:6+4*c])
+	}
+}
+
+// pack16Q8_0 writes a Q8_0 block as row i of a packed block: the sixteen
+// rows' f16 scales, then chunk c = 0…7 holding quants 4c…4c+3 of each row
+// (row i at 4i), each XOR 0x80: q+128, the unsigned operand VPDPBUSD
+// wants, made once here rather than at every product.
+func pack16Q8_0(dst []byte, i int, src []byte) {
+	copy(dst[2*i:2*i+2], src[:2])
+	for c := range 8 {
+		binary.LittleEndian.PutUint32(dst[32+64*c+4*i:], binary.LittleEndian.Uint32(src[2+4*c:])^0x80808080)
+	}
+}
+
+// pack16Q5_0 writes a Q5_0 block as row i of a packed block: the sixteen
+// rows' f16 scales and their low nibbles as pack16Q4_0 lays out Q4_0's
+// (chunk c at 32+64c, bytes 4c…4c+3 of each row's qs), then eight 64-bit
+// masks of the fifth bits at 288+8k: bit 4i+b of mask k is the fifth bit
+// of element 4k+b of row i (bit 4k+b of its qh), the byte of the k-th
+// register of quants (rows16_more_amd64.s) in which it belongs. Still 22
+// bytes a row.
+func pack16Q5_0(dst []byte, i int, src []byte) {
+	copy(dst[2*i:2*i+2], src[:2])
+	for c := range 4 {
+		copy(dst[32+64*c+4*i:36+64*c+4*i], src[6+4*c:10+4*c])
+	}
+	qh := binary.LittleEndian.Uint32(src[2:])
+	for k := range 8 {
+		b, sh := &dst[288+8*k+i/2], 4*(i%2)
+		*b = *b&^(0xF<<sh) | byte(qh>>(4*k)&0xF)<<sh
+	}
+}
+
+// pack16Q4_K writes a Q4_K super-block as row i of a packed block: the
+// sixteen rows' f16 d (32 bytes), their f16 dmin (32 bytes); their
+// sub-block scales unpacked to bytes, sub-block s of every row together
+// (64+16s+i); their mins likewise, as pairs: bytes 192+32k+2i and +1 hold
+// row i's mins 2k and 2k+1; then for each chunk c = 0…3 of the file's
+// quants eight chunks of 64 bytes, 320+512c+64t holding bytes 4t…4t+3 of
+// each row's chunk c (row i at 4i). Masked with 0x0F such a chunk is
+// elements 4t…4t+3 of sub-block 2c of all sixteen rows; masked with 0xF0,
+// sixteen times those of sub-block 2c+1. 148 bytes a row, four more than
+// the file's: the scales and mins, twelve bytes of six bits there, are
+// bytes here.
+func pack16Q4_K(dst []byte, i int, src []byte) {
+	copy(dst[2*i:2*i+2], src[:2])
+	copy(dst[32+2*i:34+2*i], src[2:4])
+	for s := range 8 {
+		sc, m := scaleMin(src[4:16], s)
+		dst[64+16*s+i] = byte(sc)
+		dst[192+32*(s/2)+2*i+s%2] = byte(m)
+	}
+	for c := range 4 {
+		for t := range 8 {
+			copy(dst[320+512*c+64*t+4*i:324+512*c+64*t+4*i], src[16+32*c+4*t:20+32*c+4*t])
+		}
 	}
 }
 
@@ -129,10 +228,22 @@ func pack16Q6_K(dst []byte, i int, src []byte) {
 }
 
 // prepareSums writes what the kernels start each block's sum from, for a
-// row a of activations: per Q8_0 block (Q4_0 weights) −8·Σa (int32) and
-// d_a (float32), 8 bytes; per Q8_K super-block (Q6_K weights) −32·Σa of
-// each of its sixteen sub-blocks (int32), 64 bytes.
+// row a of activations: per Q8_0 block −8·Σa (Q4_0 weights), −16·Σa
+// (Q5_0) or −128·Σa (Q8_0 weights, stored q+128) as int32 and d_a
+// (float32), 8 bytes; per Q8_K super-block, for Q6_K weights −32·Σa of
+// each of its sixteen sub-blocks (int32), 64 bytes, and for Q4_K weights
+// Σa of each of its eight sub-blocks of 32 (int16, bsums[2s] +
+// bsums[2s+1]), what the mins multiply, 16 bytes.
 func prepareSums(dt unit01.DType, dst, a []byte) {
+	if dt == unit01.Q4_K {
+		for b := range len(a) / 292 {
+			_, _, bsum := q8K(a[292*b:])
+			for s := range 8 {
+				binary.LittleEndian.PutUint16(dst[16*b+2*s:], uint16(int16(bsum(2*s)+bsum(2*s+1))))
+			}
+		}
+		return
+	}
 	if dt == unit01.Q6_K {
 		for b := range len(a) / 292 {
 			_, _, bsum := q8K(a[292*b:])
@@ -147,14 +258,21 @@ func prepareSums(dt unit01.DType, dst, a []byte) {
 	// quant was a serial share of each product in a batch.
 	if n := len(a) / 34; n > 0 {
 		_, _ = dst[8*n-1], a[34*n-1]
-		sumsQ8_0AVX512(&dst[0], &a[0], n)
+		k := -8
+		switch dt {
+		case unit01.Q5_0:
+			k = -16
+		case unit01.Q8_0:
+			k = -128
+		}
+		sumsQ8_0AVX512(&dst[0], &a[0], n, k)
 	}
 }
 
 // rows16 computes weight rows 16g…16g+15 (those that exist) for every
-// activation row: eight at a time (Q4_0), then four at a time, then one at
-// a time. A last group of fewer than sixteen rows goes through out and
-// only its rows are copied.
+// activation row: eight at a time (all types but Q6_K), then four at a
+// time, then one at a time. A last group of fewer than sixteen rows goes
+// through out and only its rows are copied.
 func (k *mulTask) rows16(g int, out *[8][16]float32) {
 	dt, y, ab := k.m.Type, k.y, k.actBytes
 	nb := k.m.Cols / dt.BlockSize()
@@ -165,7 +283,7 @@ func (k *mulTask) rows16(g int, out *[8][16]float32) {
 	for t := 0; t < y.Rows; {
 		rows, real := 1, 1 // the kernel's rows; those of them that exist
 		switch {
-		case dt == unit01.Q4_0 && t+8 <= y.Rows:
+		case dt != unit01.Q6_K && t+8 <= y.Rows:
 			rows, real = 8, 8
 		case t+4 <= y.Rows:
 			rows, real = 4, 4
@@ -187,18 +305,50 @@ func (k *mulTask) rows16(g int, out *[8][16]float32) {
 }
 
 // rows16xN runs the kernel of type dt for rows (8, 4 or 1) activation
-// rows.
+// rows; Q6_K has no eight-row kernel.
 func rows16xN(dt unit01.DType, rows int, w *byte, blocks int, a *byte, astride int, s *byte, sstride int, y *float32, ystride int) {
-	switch {
-	case rows == 8:
-		rows16x8Q4_0(w, blocks, a, astride, s, sstride, y, ystride)
-	case rows == 4 && dt == unit01.Q6_K:
-		rows16x4Q6_K(w, blocks, a, astride, s, sstride, y, ystride)
-	case rows == 4:
-		rows16x4Q4_0(w, blocks, a, astride, s, sstride, y, ystride)
-	case dt == unit01.Q6_K:
-		rows16x1Q6_K(w, blocks, a, s, y)
+	switch dt {
+	case unit01.Q6_K:
+		if rows == 4 {
+			rows16x4Q6_K(w, blocks, a, astride, s, sstride, y, ystride)
+		} else {
+			rows16x1Q6_K(w, blocks, a, s, y)
+		}
+	case unit01.Q4_K:
+		switch rows {
+		case 8:
+			rows16x8Q4_K(w, blocks, a, astride, s, sstride, y, ystride)
+		case 4:
+			rows16x4Q4_K(w, blocks, a, astride, s, sstride, y, ystride)
+		default:
+			rows16x1Q4_K(w, blocks, a, s, y)
+		}
+	case unit01.Q5_0:
+		switch rows {
+		case 8:
+			rows16x8Q5_0(w, blocks, a, astride, s, sstride, y, ystride)
+		case 4:
+			rows16x4Q5_0(w, blocks, a, astride, s, sstride, y, ystride)
+		default:
+			rows16x1Q5_0(w, blocks, a, s, y)
+		}
+	case unit01.Q8_0:
+		switch rows {
+		case 8:
+			rows16x8Q8_0(w, blocks, a, astride, s, sstride, y, ystride)
+		case 4:
+			rows16x4Q8_0(w, blocks, a, astride, s, sstride, y, ystride)
+		default:
+			rows16x1Q8_0(w, blocks, a, s, y)
+		}
 	default:
-		rows16x1Q4_0(w, blocks, a, s, y)
+		switch rows {
+		case 8:
+			rows16x8Q4_0(w, blocks, a, astride, s, sstride, y, ystride)
+		case 4:
+			rows16x4Q4_0(w, blocks, a, astride, s, sstride, y, ystride)
+		default:
+			rows16x1Q4_0(w, blocks, a, s, y)
+		}
 	}
 }
