@@ -53,6 +53,12 @@ func TestC3_4_NoAllocs(t *testing.T) {
 	}
 }
 
+// tileShapes sit on and around the assembly kernels' tiles (6×16 and
+// 12×32: exactly one or two tiles, and one more row or column) with depths
+// of 1, 8 and 9 (packing moves 8 steps at a time) and depths past two
+// blocks of 1024, so that the tiles add to C.
+var tileShapes = []shape{{12, 32, 1}, {24, 64, 8}, {25, 65, 9}, {6, 16, 17}, {13, 33, 1031}, {36, 96, 2100}}
+
 // TestC3_4_MatMul runs every kernel this CPU has, the pure-Go fallback
 // included, on every shape, transposed or not, on one and two threads.
 func TestC3_4_MatMul(t *testing.T) {
@@ -60,7 +66,7 @@ func TestC3_4_MatMul(t *testing.T) {
 	p := NewPool(2)
 	defer p.Close()
 	for _, k := range Kernels() {
-		for _, s := range append(shapes, bigShapes...) {
+		for _, s := range append(append(shapes, bigShapes...), tileShapes...) {
 			for _, transB := range []bool{false, true} {
 				for _, pool := range []*Pool{nil, p} {
 					c, a, b := operands(g, s, transB, true)
@@ -83,7 +89,7 @@ func TestC3_4_MatMul(t *testing.T) {
 const firstProductEnv = "FORGE_UNIT03_FIRST_PRODUCT"
 
 // TestC3_4_FirstProduct runs each kernel's first product of a process, on
-// one thread and past every block size ({13, 4100, 600}: more columns than
+// one thread and past every block size ({13, 4100, 1100}: more columns than
 // a column block, deeper than a depth block). It runs in a child process of
 // this test binary because in this one earlier products have already left
 // packing buffers behind: a buffer sized for a block but sliced for whole
@@ -99,7 +105,7 @@ func TestC3_4_FirstProduct(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s=%q: want a kernel number", firstProductEnv, v)
 		}
-		s := shape{13, 4100, 600}
+		s := shape{13, 4100, 1100}
 		c, a, b := operands(oracle.NewRand(40), s, false, false)
 		MatMul(nil, Kernel(k), c, a, b)
 		checkC(t, fmt.Sprintf("MatMul %v kernel %v, the first product of a process", s, Kernel(k)), c, a, b, false)
@@ -107,7 +113,7 @@ func TestC3_4_FirstProduct(t *testing.T) {
 	}
 	for _, k := range Kernels() {
 		if out, ok := oracle.RunChild(t, "TestC3_4_FirstProduct", firstProductEnv+"="+strconv.Itoa(int(k))); !ok {
-			t.Errorf("kernel %v: the first product of a fresh process (MatMul {13, 4100, 600}, one thread) failed; the child's output:\n%s", k, out)
+			t.Errorf("kernel %v: the first product of a fresh process (MatMul {13, 4100, 1100}, one thread) failed; the child's output:\n%s", k, out)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (k Kernel) geometry() geometry {
 	case KernelAVX2:
 		return geometry{mr: 6, nr: 16, mc: 96, kc: 512, nc: 4096}
 	case KernelAVX512:
-		return geometry{mr: 12, nr: 32, mc: 144, kc: 512, nc: 4096}
+		return geometry{mr: 12, nr: 32, mc: 72, kc: 1024, nc: 2048}
 	}
 	return geometry{mr: 4, nr: 4, mc: 64, kc: 256, nc: 4096}
 }
