@@ -54,10 +54,14 @@ func TestC3_4_NoAllocs(t *testing.T) {
 }
 
 // tileShapes sit on and around the assembly kernels' tiles (6×16 and
-// 12×32: exactly one or two tiles, and one more row or column) with depths
-// of 1, 8 and 9 (packing moves 8 steps at a time) and depths past two
-// blocks of 1024, so that the tiles add to C.
-var tileShapes = []shape{{12, 32, 1}, {24, 64, 8}, {25, 65, 9}, {6, 16, 17}, {13, 33, 1031}, {36, 96, 2100}}
+// 12×32: exactly one or two tiles, and one more row or column; a bottom
+// edge of 4 or 8 rows, which AVX-512 computes with shorter kernels in
+// place) with depths of 1, 8 and 9 (packing moves 8 steps at a time) and
+// depths past one and two blocks of 1024, so that the tiles add to C.
+var tileShapes = []shape{
+	{12, 32, 1}, {24, 64, 8}, {25, 65, 9}, {6, 16, 17}, {13, 33, 1031}, {36, 96, 2100},
+	{16, 64, 1030}, {80, 96, 1030},
+}
 
 // TestC3_4_MatMul runs every kernel this CPU has, the pure-Go fallback
 // included, on every shape, transposed or not, on one and two threads.

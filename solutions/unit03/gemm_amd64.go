@@ -13,6 +13,12 @@ func kernelAVX2(kc int, a, b, c *float32, ldc int, accumulate bool)
 //go:noescape
 func kernelAVX512(kc int, a, b, c *float32, ldc int, accumulate bool)
 
+//go:noescape
+func kernelAVX512x8(kc int, a, b, c *float32, ldc int, accumulate bool)
+
+//go:noescape
+func kernelAVX512x4(kc int, a, b, c *float32, ldc int, accumulate bool)
+
 // supported reports whether this CPU can run kernel k.
 func (k Kernel) supported() bool {
 	switch k {
@@ -24,15 +30,21 @@ func (k Kernel) supported() bool {
 	return true
 }
 
-// microAsm runs an assembly kernel on a full tile. The slices are checked
-// for length first: assembly does no bounds checks.
-func microAsm(k Kernel, kc int, a, b, c []float32, ldc int, accumulate bool) {
+// microAsm runs an assembly kernel on the first rows rows of a tile: all
+// mr of them, or 8 or 4 with the AVX-512 kernel (see Kernel.edgeRows). The
+// slices are checked for length first: assembly does no bounds checks.
+func microAsm(k Kernel, rows, kc int, a, b, c []float32, ldc int, accumulate bool) {
 	g := k.geometry()
-	_, _, _ = a[kc*g.mr-1], b[kc*g.nr-1], c[(g.mr-1)*ldc+g.nr-1]
-	if k == KernelAVX512 {
-		kernelAVX512(kc, &a[0], &b[0], &c[0], ldc, accumulate)
-	} else {
+	_, _, _ = a[kc*g.mr-1], b[kc*g.nr-1], c[(rows-1)*ldc+g.nr-1]
+	switch {
+	case k == KernelAVX2:
 		kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, accumulate)
+	case rows == 4:
+		kernelAVX512x4(kc, &a[0], &b[0], &c[0], ldc, accumulate)
+	case rows == 8:
+		kernelAVX512x8(kc, &a[0], &b[0], &c[0], ldc, accumulate)
+	default:
+		kernelAVX512(kc, &a[0], &b[0], &c[0], ldc, accumulate)
 	}
 }
 
@@ -82,7 +94,6 @@ func packPanelAsm(panel []float32, a Mat, row, p0, kc, mr int) bool {
 	}
 	return true
 }
-
 
 //go:noescape
 func packB32AVX512(dst, src *float32, ldb, kc int)

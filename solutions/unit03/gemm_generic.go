@@ -6,7 +6,7 @@ package unit03
 
 func (k Kernel) supported() bool { return k == KernelGo }
 
-func microAsm(k Kernel, kc int, a, b, c []float32, ldc int, accumulate bool) {
+func microAsm(k Kernel, rows, kc int, a, b, c []float32, ldc int, accumulate bool) {
 	panic("unit03: no assembly kernels in this build")
 }
 
