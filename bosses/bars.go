@@ -295,6 +295,15 @@ var Table = []Boss{
 			{Metric: "decode-GB/s", Cmp: Info, How: "the bytes per decode step by your unit14.PassCost times your decode steps per second (`llm bench --roofline`'s GB/s for tg32): the bandwidth your engine's decode streams, against the machine's read bandwidth"},
 			{Metric: "prefill-Gop/s", Cmp: Info, How: "the same roofline's Gop/s for pp64: the arithmetic rate of your prefill, against the machine's peak"},
 		},
+	},
+	{
+		Unit: 15, Name: "Bytes", Title: "bytes, not flops",
+		Bars: []Bar{
+			{Metric: "naive-x-register", Cmp: AtLeast, Value: 16, How: "on the emulator, C = A·B at 512³ (256³ with -short): the global bytes GemmNaive loads (32-byte sectors, per warp request) over those GemmRegister loads"},
+			{Metric: "bank-conflicts", Cmp: AtMost, Value: 0, How: "GemmRegister's shared-memory bank conflicts in that launch: passes beyond the first its warp requests took"},
+			{Metric: "naive-x-tiled", Cmp: Info, How: "the same ratio for GemmTiled (16 × 16 shared tiles): 8, not 16, because a naive warp already shares its A word and its sectors of B"},
+			{Metric: "naive-x-tiled-requests", Cmp: Info, How: "GemmNaive's warp load requests over GemmTiled's: the tile's side, 16"},
+		},
 	}}
 
 // For returns the boss of a unit.
