@@ -298,6 +298,8 @@ func TestC15_1_Occupancy(t *testing.T) {
 		{A100, 256, 64, 0, Occupancy{4, 32, 0.5, "registers"}},
 		// 37 registers: 1184 a warp, rounded to 1280: 51 warps, 6 blocks of 8.
 		{A100, 256, 37, 0, Occupancy{6, 48, 0.75, "registers"}},
+		// 33 registers: 1056 a warp, rounded to 1280: 51 warps, 6 blocks (unrounded, 62 warps would hold 7).
+		{A100, 256, 33, 0, Occupancy{6, 48, 0.75, "registers"}},
 		// 48 KB + 1 KB reserved = 50176 bytes: 3 blocks in 164 KB.
 		{A100, 128, 0, 48 << 10, Occupancy{3, 12, 0.1875, "shared memory"}},
 		{A100, 32, 0, 0, Occupancy{32, 32, 0.5, "blocks"}},
