@@ -13,8 +13,8 @@ import (
 // traffic lets it be, and tiles are how it cuts that traffic.
 //
 // Its condition (TestBoss15_Bytes): GemmTiled and GemmRegister agree with
-// the float64 product on a 192 × 160 × 96 problem, whose sides are not
-// multiples of their tiles, without a race and without a bank conflict.
+// the float64 product on a 192 × 160 × 96 problem (160 is no multiple of
+// GemmRegister's 64), without a race and without a bank conflict.
 //
 // Its figures (BenchmarkBoss15_Bytes), at 512³ (256³ with -short; the
 // ratios are the same): the global bytes GemmNaive loads over those

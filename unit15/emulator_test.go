@@ -111,60 +111,94 @@ func TestC15_1_Races(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		k    Kernel
-		race bool
+		race []string // what the error must say (the thread at fault first, then the one before it); nil: no race
 	}{
-		{"two threads write one word", func(th *Thread) { th.SharedStore(0, 1) }, true},
+		{"two threads write one word", func(th *Thread) { th.SharedStore(0, 1) }, []string{"thread {1 0 0}", "writes", "thread {0 0 0}"}},
 		{"a read after another's write", func(th *Thread) {
 			if th.Idx.X == 0 {
 				th.SharedStore(5, 1)
 			} else {
 				th.SharedLoad(5)
 			}
-		}, true},
+		}, []string{"thread {1 0 0}", "reads", "thread {0 0 0}"}},
 		{"a write after another's read", func(th *Thread) {
 			if th.Idx.X == 0 {
 				th.SharedLoad(5)
 			} else {
 				th.SharedStore(5, 1)
 			}
-		}, true},
-		{"a write after two others read", func(th *Thread) {
-			if th.Idx.X < 2 {
+		}, []string{"thread {1 0 0}", "writes", "thread {0 0 0}"}},
+		{"thread 1 reads, thread 2 writes", func(th *Thread) {
+			switch th.Idx.X {
+			case 1:
 				th.SharedLoad(7)
-			} else {
+			case 2:
 				th.SharedStore(7, 1)
 			}
-		}, true},
-		{"everyone reads one word", func(th *Thread) { th.SharedLoad(3) }, false},
+		}, []string{"thread {2 0 0}", "writes", "thread {1 0 0}"}},
+		{"two read, then one of them writes", func(th *Thread) {
+			if th.Idx.X < 2 {
+				th.SharedLoad(3)
+			}
+			th.SyncThreads()
+			th.SharedLoad(2)
+			if th.Idx.X == 2 {
+				th.SharedStore(2, 1)
+			}
+		}, []string{"thread {2 0 0}", "writes", "shared word 2"}},
+		{"a read by one thread, then its own write", func(th *Thread) {
+			th.SharedLoad(th.Idx.X)
+			th.SharedStore(th.Idx.X, 2)
+			if th.Idx.X == 1 {
+				th.SharedLoad(0) // thread 0 read and wrote word 0 in this epoch
+			}
+		}, []string{"thread {1 0 0}", "reads", "thread {0 0 0}"}},
+		{"everyone reads one word", func(th *Thread) { th.SharedLoad(3) }, nil},
+		{"each reads its own word twice, then writes it", func(th *Thread) {
+			th.SharedLoad(th.Idx.X)
+			th.SharedLoad(th.Idx.X)
+			th.SharedStore(th.Idx.X, 1)
+		}, nil},
 		{"each its own word, read and written many times", func(th *Thread) {
 			th.SharedStore(th.Idx.X, 1)
 			th.SharedStore(th.Idx.X, th.SharedLoad(th.Idx.X)+1)
-		}, false},
+		}, nil},
 		{"a write, a barrier, a read", func(th *Thread) {
 			if th.Idx.X == 0 {
 				th.SharedStore(5, 1)
 			}
 			th.SyncThreads()
 			th.SharedLoad(5)
-		}, false},
+		}, nil},
 		{"reads, a barrier, a write", func(th *Thread) {
 			th.SharedLoad(5)
 			th.SyncThreads()
 			if th.Idx.X == 2 {
 				th.SharedStore(5, 1)
 			}
-		}, false},
+		}, nil},
 	} {
 		var err error
 		noLeak(t, tc.name, func() { _, err = Launch(Dim3{2, 1, 1}, Dim3{3, 1, 1}, 8, tc.k) })
-		if tc.race {
-			require.ErrorIs(t, err, unit00.ErrInvalid, "%s: a race", tc.name)
-			require.Contains(t, err.Error(), "race", tc.name)
-			require.Contains(t, err.Error(), "block {0 0 0}", "%s: the error names the block", tc.name)
-		} else {
+		if tc.race == nil {
 			require.NoError(t, err, "%s: no race", tc.name)
+			continue
+		}
+		require.ErrorIs(t, err, unit00.ErrInvalid, "%s: a race", tc.name)
+		for _, want := range append([]string{"race", "block {0 0 0}"}, tc.race...) {
+			require.Contains(t, err.Error(), want, "%s: the error says it is a race, names the block, the thread at fault, whether it reads or writes, and the thread whose access it races with", tc.name)
 		}
 	}
+	// Two readers, then a write by a third: the error cannot name one reader.
+	_, err := Launch(Dim3{1, 1, 1}, Dim3{3, 1, 1}, 1, func(th *Thread) {
+		if th.Idx.X < 2 {
+			th.SharedLoad(0)
+		} else {
+			th.SharedStore(0, 1)
+		}
+	})
+	require.ErrorIs(t, err, unit00.ErrInvalid)
+	require.Contains(t, err.Error(), "thread {2 0 0} of block {0 0 0} writes shared word 0")
 }
 
 func TestC15_1_Errors(t *testing.T) {
@@ -173,7 +207,7 @@ func TestC15_1_Errors(t *testing.T) {
 		grid, block Dim3
 		shared      int
 	}{
-		{Dim3{0, 1, 1}, Dim3{1, 1, 1}, 0}, {Dim3{1, 1, 0}, Dim3{1, 1, 1}, 0}, {Dim3{1, -1, 1}, Dim3{1, 1, 1}, 0},
+		{Dim3{0, 1, 1}, Dim3{1, 1, 1}, 0}, {Dim3{1, 1, 0}, Dim3{1, 1, 1}, 0}, {Dim3{1, -1, 1}, Dim3{1, 1, 1}, 0}, {Dim3{1, 0, 1}, Dim3{1, 1, 1}, 0},
 		{Dim3{1, 1, 1}, Dim3{0, 1, 1}, 0}, {Dim3{1, 1, 1}, Dim3{1, 0, 1}, 0}, {Dim3{1, 1, 1}, Dim3{1, 1, 0}, 0},
 		{Dim3{1, 1, 1}, Dim3{1025, 1, 1}, 0}, {Dim3{1, 1, 1}, Dim3{32, 32, 2}, 0}, {Dim3{1, 1, 1}, Dim3{1, 1, 1}, -1},
 	} {
@@ -182,26 +216,32 @@ func TestC15_1_Errors(t *testing.T) {
 	}
 	g := &Global{Data: make([]float32, 10)}
 	for _, tc := range []struct {
-		name, where string
-		k           Kernel
+		name string
+		want []string // what the error must say
+		k    Kernel
 	}{
-		{"a load past the end", "thread {3 0 0} of block {1 0 0}", func(th *Thread) {
+		{"a load past the end", []string{"thread {3 0 0} of block {1 0 0}", "reads global word 10"}, func(th *Thread) {
 			th.Load(g, th.BlockIdx.X*4+th.Idx.X+3)
 		}},
-		{"a store before the start", "thread {0 0 0} of block {0 0 0}", func(th *Thread) { th.Store(g, th.Idx.X-1, 1) }},
-		{"a shared load past the end", "thread {2 0 0} of block {0 0 0}", func(th *Thread) { th.SharedLoad(th.Idx.X * 4) }},
-		{"a shared store at −1", "thread {0 0 0} of block {0 0 0}", func(th *Thread) { th.SharedStore(th.Idx.X-1, 0) }},
-		{"a barrier thread 1 skips", "block {0 0 0}", func(th *Thread) {
+		{"a store before the start", []string{"thread {0 0 0} of block {0 0 0}", "writes global word -1"}, func(th *Thread) { th.Store(g, th.Idx.X-1, 1) }},
+		{"a shared load past the end", []string{"thread {2 0 0} of block {0 0 0}", "reads shared word 8"}, func(th *Thread) { th.SharedLoad(th.Idx.X * 4) }},
+		{"a shared store at −1", []string{"thread {0 0 0} of block {0 0 0}", "writes shared word -1"}, func(th *Thread) { th.SharedStore(th.Idx.X-1, 0) }},
+		{"a barrier thread 1 skips", []string{"block {0 0 0}", "thread {1 0 0}", "SyncThreads"}, func(th *Thread) {
 			if th.Idx.X != 1 {
 				th.SyncThreads()
 			}
 		}},
-		{"a barrier only thread 3 reaches", "block {0 0 0}", func(th *Thread) {
+		{"a barrier thread 0 skips", []string{"block {0 0 0}", "thread {0 0 0}", "SyncThreads"}, func(th *Thread) {
+			if th.Idx.X != 0 {
+				th.SyncThreads()
+			}
+		}},
+		{"a barrier only thread 3 reaches", []string{"block {0 0 0}", "thread {3 0 0}", "SyncThreads"}, func(th *Thread) {
 			if th.Idx.X == 3 {
 				th.SyncThreads()
 			}
 		}},
-		{"a panic in the kernel", "thread {2 0 0} of block {0 0 0}", func(th *Thread) {
+		{"a panic in the kernel", []string{"thread {2 0 0} of block {0 0 0}", "index out of range"}, func(th *Thread) {
 			th.SyncThreads()
 			if th.Idx.X == 2 {
 				var s []int
@@ -212,7 +252,9 @@ func TestC15_1_Errors(t *testing.T) {
 		var err error
 		noLeak(t, tc.name, func() { _, err = Launch(Dim3{2, 1, 1}, Dim3{4, 1, 1}, 8, tc.k) })
 		require.ErrorIs(t, err, unit00.ErrInvalid, tc.name)
-		require.Contains(t, err.Error(), tc.where, "%s: the error names where", tc.name)
+		for _, want := range tc.want {
+			require.Contains(t, err.Error(), want, "%s: the error names the thread, the block and what it did, checked before the access (not Go's own index check)", tc.name)
+		}
 	}
 	for i, v := range g.Data {
 		require.Zero(t, v, "nothing was stored at %d by a launch that failed before its stores", i)
@@ -287,6 +329,19 @@ func TestC15_1_BankConflicts(t *testing.T) {
 	}
 }
 
+func TestC15_1_BankConflictsAddUp(t *testing.T) {
+	// Two blocks of two warps, each warp two requests: a 2-way and a
+	// 32-way conflict. Every request's passes add up.
+	st, err := Launch(Dim3{2, 1, 1}, Dim3{64, 1, 1}, 4096, func(th *Thread) {
+		th.SharedStore(2*th.Idx.X, 1)
+		th.SharedStore(128+32*th.Idx.X, 2)
+	})
+	require.NoError(t, err)
+	if st.SharedRequests != 8 || st.BankConflicts != 2*2*(1+31) {
+		t.Errorf("two blocks of two warps, a 2-way and a 32-way conflict each: %d requests, %d conflicts; want 8 and %d", st.SharedRequests, st.BankConflicts, 2*2*(1+31))
+	}
+}
+
 func TestC15_1_Occupancy(t *testing.T) {
 	for _, tc := range []struct {
 		gpu                  GPU
@@ -305,6 +360,9 @@ func TestC15_1_Occupancy(t *testing.T) {
 		{A100, 32, 0, 0, Occupancy{32, 32, 0.5, "blocks"}},
 		{A100, 33, 16, 1, Occupancy{32, 64, 1, "warps"}}, // 2 warps a block; 1 + 1024 bytes round to 1152
 		{A100, 1024, 0, 0, Occupancy{2, 64, 1, "warps"}},
+		{A100, 1, 0, 0, Occupancy{32, 32, 0.5, "blocks"}},                     // one thread is a whole warp
+		{A100, 256, 0, 163 << 10, Occupancy{1, 8, 0.125, "shared memory"}},    // the most a block may have
+		{A100, 64, 0, 40<<10 + 1, Occupancy{3, 6, 6.0 / 64, "shared memory"}}, // 41985 bytes round to 42112: 3, not 4
 		{RTX4090, 1024, 0, 0, Occupancy{1, 32, 2.0 / 3, "warps"}},
 		{RTX4090, 32, 0, 0, Occupancy{24, 24, 0.5, "blocks"}},
 		{RTX4090, 256, 0, 16 << 10, Occupancy{5, 40, 40.0 / 48, "shared memory"}}, // 17 KB a block: 5 in 100 KB

@@ -59,10 +59,15 @@ func TestC15_2_Gemm(t *testing.T) {
 		}
 	}
 	for _, g := range gemms {
-		c, a, b := &Global{Data: make([]float32, 6)}, &Global{Data: make([]float32, 6)}, &Global{Data: make([]float32, 4)}
-		for _, s := range []struct{ m, n, k int }{{0, 2, 3}, {2, 0, 3}, {2, 3, 0}, {-2, 3, 3}, {3, 2, 3}, {2, 3, 2}, {2, 2, 3}} {
-			_, err := g.f(c, a, b, s.m, s.n, s.k)
-			require.ErrorIs(t, err, unit00.ErrInvalid, "%s(m=%d, n=%d, k=%d) with C of 6, A of 6 and B of 4 words", g.name, s.m, s.n, s.k)
+		// Each case breaks one thing: a size, or one buffer's length.
+		for _, s := range []struct{ m, n, k, la, lb, lc int }{
+			{0, 2, 3, 0, 6, 0}, {2, 0, 3, 6, 0, 0}, {2, 3, 0, 0, 0, 6}, {-2, 3, 3, -6, 9, -6},
+			{2, 3, 3, 5, 9, 6}, {2, 3, 3, 6, 8, 6}, {2, 3, 3, 6, 9, 7},
+		} {
+			mk := func(n int) *Global { return &Global{Data: make([]float32, max(n, 0))} }
+			_, err := g.f(mk(s.lc), mk(s.la), mk(s.lb), s.m, s.n, s.k)
+			require.ErrorIs(t, err, unit00.ErrInvalid, "%s(m=%d, n=%d, k=%d) with A of %d, B of %d and C of %d words", g.name, s.m, s.n, s.k, s.la, s.lb, s.lc)
+			require.Contains(t, err.Error(), "gemm", "%s: the GEMM checks its arguments before it launches", g.name)
 		}
 	}
 }

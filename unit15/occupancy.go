@@ -6,7 +6,8 @@ package unit15
 // register file and the shared memory each allow. A block takes
 // ⌈threads/32⌉ warps, each warp regs·32 registers rounded up to
 // RegisterUnit, and sharedBytes plus ReservedShared rounded up to
-// SharedUnit. When two limits allow the same number of blocks, Limit names
+// SharedUnit; regs = 0 (a kernel whose register use is not known) puts
+// no limit on registers. When two limits allow the same number of blocks, Limit names
 // the first in that order. threads outside 1 to 1024, regs outside 0 to
 // MaxRegsPerThread, or sharedBytes outside 0 to MaxSharedPerBlock is an
 // error wrapping unit00.ErrInvalid.

@@ -19,8 +19,13 @@ import (
 // writing (a race, which on a GPU gives a result that depends on timing);
 // or if some threads of a block wait at SyncThreads while others have
 // returned (a barrier not every thread reaches, which on a GPU hangs or
-// corrupts). The error wraps unit00.ErrInvalid and names the thread and
-// block.
+// corrupts). The error wraps unit00.ErrInvalid and says where and what:
+// the thread and its block; for an access out of range, whether it reads
+// or writes and which word (checked before the access, not left to Go's
+// index check); for a race, the word, whether the thread at fault reads
+// or writes it, and the thread it races with ("other threads" when
+// several read it); for a barrier, a thread that returned and one that
+// waits at SyncThreads.
 func Launch(grid, block Dim3, shared int, k Kernel) (Stats, error) {
 	if grid.X < 1 || grid.Y < 1 || grid.Z < 1 || block.X < 1 || block.Y < 1 || block.Z < 1 || block.Size() > MaxThreads || shared < 0 {
 		return Stats{}, fmt.Errorf("launch: grid %v of blocks %v with %d shared words: want at least one block, 1 to %d threads a block, shared ≥ 0: %w", grid, block, shared, MaxThreads, unit00.ErrInvalid)
