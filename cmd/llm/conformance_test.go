@@ -104,18 +104,28 @@ func conformanceGreedy(t *testing.T, cache, record string) {
 				rtol = 4e-2
 			}
 			// Identical until the sequences part, and they may part only at
-			// a near-tie of llama.cpp's, to its runner-up: from there on
-			// each follows its own choice.
+			// a near-tie of llama.cpp's: to another of its ten best tokens
+			// whose logit is within the tolerance of its choice's (twice the
+			// band, as both sides may be off). Random models tie three ways
+			// too (forge-qwen2-gpt2-q4_k at step 0: 31.44, 31.32, 31.22), and
+			// llama.cpp's own F32 and F16 runs pick different ones there.
+			// From there on each follows its own choice.
 			same := 0
 			for same < len(r.Greedy) && same < len(got.Tokens) && got.Tokens[same] == r.Greedy[same] {
 				same++
 			}
 			if same < len(r.Greedy) {
 				top := r.Top10[same]
-				tie := top[0][1]-top[1][1] <= 2*(atol+rtol*math.Abs(top[0][1]))
-				if same >= len(got.Tokens) || !tie || got.Tokens[same] != int(top[1][0]) {
-					t.Fatalf("step %d: llm run --temp 0 chose %v, llama.cpp %d (logit %v, runner-up %v with %v): not a near-tie\n llm:       %v\n llama.cpp: %v",
-						same, got.Tokens[min(same, len(got.Tokens)-1)], r.Greedy[same], top[0][1], top[1][0], top[1][1], got.Tokens, r.Greedy)
+				band := 2 * (atol + rtol*math.Abs(top[0][1]))
+				tie := false
+				for _, c := range top[1:] {
+					if same < len(got.Tokens) && got.Tokens[same] == int(c[0]) && top[0][1]-c[1] <= band {
+						tie = true
+					}
+				}
+				if !tie {
+					t.Fatalf("step %d: llm run --temp 0 chose %v, llama.cpp %d (logit %v; its ten best %v): not a near-tie (within %.3g of its choice)\n llm:       %v\n llama.cpp: %v",
+						same, got.Tokens[min(same, len(got.Tokens)-1)], r.Greedy[same], top[0][1], top, band, got.Tokens, r.Greedy)
 				}
 			}
 			t.Logf("%s, %s cache: the first %d of %d greedy tokens are llama.cpp's", spec.Name, cache, same, len(r.Greedy))
