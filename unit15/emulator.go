@@ -2,7 +2,7 @@ package unit15
 
 // Launch runs k on a grid of blocks of block threads each, every block
 // with shared words of shared memory (float32s, zeroed), and returns what
-// the launch did (Stats). The blocks run one after another; inside a
+// the launch did (Stats, whose Shared is that number of words). The blocks run one after another; inside a
 // block the threads run one at a time in the order of their linear index
 // (x fastest), each until it reaches SyncThreads or returns, then the next:
 // a barrier is a real one, and a kernel that skips one reads what was not

@@ -41,6 +41,7 @@ const Banks = 32
 // different words of one bank.
 type Stats struct {
 	Blocks, Threads int
+	Shared          int // words of shared memory each block had
 	LoadRequests    int // warp-wide global loads
 	LoadSectors     int // 32-byte sectors those loads moved
 	StoreRequests   int // warp-wide global stores

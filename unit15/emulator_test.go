@@ -80,6 +80,9 @@ func TestC15_1_Barrier(t *testing.T) {
 					t.Fatalf("%d threads, %d rounds: thread %d ended with %v, want %v: SyncThreads must wait for every thread of the block", n, rounds, i, v, want)
 				}
 			}
+			if st.Shared != n {
+				t.Errorf("%d threads: Stats.Shared = %d, want %d (the shared words each block was given)", n, st.Shared, n)
+			}
 			if st.Barriers != 2*rounds {
 				t.Errorf("%d threads, %d rounds: Stats.Barriers = %d, want %d (one per SyncThreads the block passed)", n, rounds, st.Barriers, 2*rounds)
 			}

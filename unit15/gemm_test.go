@@ -95,9 +95,9 @@ func TestC15_2_Traffic(t *testing.T) {
 		want Stats
 	}{
 		{"GemmNaive", Stats{Blocks: 16, Threads: 4096, LoadRequests: 128 * 64 * 2, LoadSectors: 128 * 64 * 4, StoreRequests: 128, StoreSectors: 512}},
-		{"GemmTiled", Stats{Blocks: 16, Threads: 4096, LoadRequests: 128 * 4 * 2, LoadSectors: 128 * 4 * 8, StoreRequests: 128, StoreSectors: 512,
+		{"GemmTiled", Stats{Blocks: 16, Threads: 4096, Shared: 2 * 256, LoadRequests: 128 * 4 * 2, LoadSectors: 128 * 4 * 8, StoreRequests: 128, StoreSectors: 512,
 			SharedRequests: 128 * 4 * (2 + 32), Barriers: 16 * 8}},
-		{"GemmRegister", Stats{Blocks: 1, Threads: 256, LoadRequests: 8 * 4 * 8, LoadSectors: 8 * 4 * 32, StoreRequests: 8 * 16, StoreSectors: 512,
+		{"GemmRegister", Stats{Blocks: 1, Threads: 256, Shared: 2 * 64 * 16, LoadRequests: 8 * 4 * 8, LoadSectors: 8 * 4 * 32, StoreRequests: 8 * 16, StoreSectors: 512,
 			SharedRequests: 8 * 4 * (8 + 16*8), Barriers: 8}},
 	} {
 		var f func(c, a, b *Global, m, n, k int) (Stats, error)

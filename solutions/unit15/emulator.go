@@ -8,7 +8,7 @@ import (
 
 // Launch runs k on a grid of blocks of block threads each, every block
 // with shared words of shared memory (float32s, zeroed), and returns what
-// the launch did (Stats). The blocks run one after another; inside a
+// the launch did (Stats, whose Shared is that number of words). The blocks run one after another; inside a
 // block the threads run one at a time in the order of their linear index
 // (x fastest), each until it reaches SyncThreads or returns, then the next:
 // a barrier is a real one, and a kernel that skips one reads what was not
@@ -30,7 +30,7 @@ func Launch(grid, block Dim3, shared int, k Kernel) (Stats, error) {
 	if grid.X < 1 || grid.Y < 1 || grid.Z < 1 || block.X < 1 || block.Y < 1 || block.Z < 1 || block.Size() > MaxThreads || shared < 0 {
 		return Stats{}, fmt.Errorf("launch: grid %v of blocks %v with %d shared words: want at least one block, 1 to %d threads a block, shared ≥ 0: %w", grid, block, shared, MaxThreads, unit00.ErrInvalid)
 	}
-	var st Stats
+	st := Stats{Shared: shared}
 	for z := range grid.Z {
 		for y := range grid.Y {
 			for x := range grid.X {
