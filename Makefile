@@ -55,6 +55,8 @@ help:
 	@echo '  make engine                build bin/llm (from IMPL, default ref)'
 	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
 	@echo '  make bench-llamacpp        the engine against llama.cpp, prefill and decode tok/s (needs node; D=0,1024,4096 at depth)'
+	@echo '  make ptx                   the CUDA C kernels (internal/cuda/kernels) to PTX, with ptxas'"'"'s registers and checksums (needs nvcc: ci/cuda/install-toolkit.sh)'
+	@echo '  make ptx-check             rebuild the PTX in a temporary folder and compare it with the committed files'
 	@echo '  make fmt | make lint | make tools'
 
 forge:
@@ -139,6 +141,18 @@ bench-openblas: forge
 	$(GO) run -tags openblas -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" ./ci/openblas
 	@echo; echo 'Again with OpenBLAS forced onto its AVX-512 kernels (OPENBLAS_CORETYPE=SkylakeX):'
 	OPENBLAS_CORETYPE=SkylakeX $(GO) run -tags openblas -overlay "$$($(FORGE) overlay --impl '$(ENGINE_IMPL)')" ./ci/openblas
+
+# The CUDA C sources of internal/cuda/kernels to the PTX that Go embeds
+# (compute_80, which the driver compiles for any GPU of compute capability
+# 8.0 or later), with ptxas's figures per kernel for sm_80 and sm_89 and a
+# checksum manifest per source: see ci/cuda/ptx.sh. Only these targets need
+# the CUDA toolkit; ci/cuda/install-toolkit.sh installs it.
+.PHONY: ptx ptx-check
+ptx:
+	@ci/cuda/ptx.sh build
+
+ptx-check:
+	@ci/cuda/ptx.sh check
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

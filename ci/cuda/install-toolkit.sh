@@ -2,9 +2,10 @@
 # Installs nvcc and ptxas from Debian's nvidia-cuda-toolkit (CUDA 11.8 on
 # bookworm), which lives in the non-free component: this script adds that
 # component in a sources file of its own and installs the package. Only
-# `make ptx` needs it (to rebuild unit15's PTX from its CUDA C sources);
-# building and testing Forge never does. It needs root (or sudo) and
-# about 3 GB of disk; it does nothing when nvcc is already on the PATH.
+# `make ptx` needs it (to rebuild the PTX of internal/cuda/kernels from its
+# CUDA C sources); building and testing Forge never does. It needs root (or
+# sudo) and about 3 GB of disk; it does nothing when nvcc is already on the
+# PATH.
 set -eu
 if command -v nvcc >/dev/null 2>&1; then
 	echo "nvcc already installed: $(command -v nvcc)"

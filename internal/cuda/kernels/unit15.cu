@@ -1,0 +1,229 @@
+// The kernels of unit15 in CUDA C: each the twin of a Go kernel of
+// solutions/unit15, line for line (the same names, index expressions,
+// guards and barriers), so that docs/unit15.md can show them side by side.
+// Where the Go kernel calls t.Load(g, i) this reads g[i], t.Store(g, i, v)
+// writes g[i] = v, t.SharedLoad(i) reads sh[i], t.SharedStore(i, v)
+// writes sh[i] = v, and t.SyncThreads() is __syncthreads(). Every kernel
+// takes its shared memory as the launch's dynamic shared memory, indexed in
+// float32 words as the emulator indexes it: a Go kernel launched with W
+// shared words is launched here with 4·W bytes.
+//
+// Sizes are int (32 bits) where Go's are 64: an index must stay below
+// 2^31, which matrices of up to 46340² do.
+//
+// gemm_f16 at the end is no twin: it is the "going further" kernel, a
+// tensor-core GEMM to measure against cuBLAS on a real GPU.
+//
+// Build: make ptx (nvcc -ptx -arch=compute_80); the PTX is committed next
+// to this file and embedded by kernels.go.
+
+#include <cuda_fp16.h>
+#include <cuda_pipeline.h>
+#include <mma.h>
+
+// Tile is the side of the square tiles of gemm_tiled and the depth of
+// gemm_register's, and the side of both's blocks of threads.
+#define Tile 16
+
+// Reg is the side of the square of C each thread of gemm_register
+// computes.
+#define Reg 4
+
+// The block's shared memory, in float32 words, for every twin.
+extern __shared__ float sh[];
+
+// loadOr0 loads element (r, col) of the rows×cols matrix g, or 0 outside it.
+__device__ float loadOr0(const float *g, int r, int col, int rows, int cols) {
+	if (r >= rows || col >= cols) {
+		return 0;
+	}
+	return g[r * cols + col];
+}
+
+// The GEMMs of 15.2: C = A·B for row-major A (m×k), B (k×n) and C (m×n).
+
+// gemm_naive: GemmNaive. Grid ⌈n/Tile⌉ × ⌈m/Tile⌉, blocks Tile × Tile, no
+// shared memory.
+extern "C" __global__ void gemm_naive(float *c, const float *a, const float *b, int m, int n, int k) {
+	int row = blockIdx.y * Tile + threadIdx.y, col = blockIdx.x * Tile + threadIdx.x;
+	if (row >= m || col >= n) {
+		return;
+	}
+	float sum = 0;
+	for (int p = 0; p < k; p++) {
+		sum += a[row * k + p] * b[p * n + col];
+	}
+	c[row * n + col] = sum;
+}
+
+// gemm_tiled: GemmTiled. Grid ⌈n/Tile⌉ × ⌈m/Tile⌉, blocks Tile × Tile,
+// 2·Tile·Tile shared words (2048 bytes).
+extern "C" __global__ void gemm_tiled(float *c, const float *a, const float *b, int m, int n, int k) {
+	const int bs = Tile * Tile; // where B's tile starts in shared memory
+	int tx = threadIdx.x, ty = threadIdx.y;
+	int row = blockIdx.y * Tile + ty, col = blockIdx.x * Tile + tx;
+	float sum = 0;
+	for (int p0 = 0; p0 < k; p0 += Tile) {
+		sh[ty * Tile + tx] = loadOr0(a, row, p0 + tx, m, k);
+		sh[bs + ty * Tile + tx] = loadOr0(b, p0 + ty, col, k, n);
+		__syncthreads();
+		for (int p = 0; p < Tile; p++) {
+			sum += sh[ty * Tile + p] * sh[bs + p * Tile + tx];
+		}
+		__syncthreads();
+	}
+	if (row < m && col < n) {
+		c[row * n + col] = sum;
+	}
+}
+
+// gemm_register: GemmRegister. Grid ⌈n/64⌉ × ⌈m/64⌉, blocks Tile × Tile,
+// 2·64·Tile shared words (8192 bytes). The loops over Reg are unrolled, so
+// that acc, av and bv are registers, as the Go kernel's arrays stand for.
+extern "C" __global__ void gemm_register(float *c, const float *a, const float *b, int m, int n, int k) {
+	const int side = Tile * Reg; // 64: the block's square of C
+	const int bs = side * Tile;  // where B's tile starts in shared memory
+	int tx = threadIdx.x, ty = threadIdx.y;
+	int id = ty * Tile + tx;
+	int row0 = blockIdx.y * side, col0 = blockIdx.x * side;
+	float acc[Reg][Reg] = {};
+	for (int p0 = 0; p0 < k; p0 += Tile) {
+#pragma unroll
+		for (int q = 0; q < Reg; q++) {
+			int i = id + q * Tile * Tile;
+			int r = i / Tile, p = i % Tile; // A's tile, 64 × 16, row by row
+			sh[r * Tile + p] = loadOr0(a, row0 + r, p0 + p, m, k);
+			p = i / side; int col = i % side; // B's tile, 16 × 64, row by row
+			sh[bs + p * side + col] = loadOr0(b, p0 + p, col0 + col, k, n);
+		}
+		__syncthreads();
+		for (int p = 0; p < Tile; p++) {
+			float av[Reg], bv[Reg];
+#pragma unroll
+			for (int i = 0; i < Reg; i++) {
+				av[i] = sh[(ty + i * Tile) * Tile + p];
+				bv[i] = sh[bs + p * side + tx + i * Tile];
+			}
+#pragma unroll
+			for (int i = 0; i < Reg; i++) {
+#pragma unroll
+				for (int j = 0; j < Reg; j++) {
+					acc[i][j] += av[i] * bv[j];
+				}
+			}
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int i = 0; i < Reg; i++) {
+#pragma unroll
+		for (int j = 0; j < Reg; j++) {
+			if (int row = row0 + ty + i * Tile, col = col0 + tx + j * Tile; row < m && col < n) {
+				c[row * n + col] = acc[i][j];
+			}
+		}
+	}
+}
+
+// gemm_f16: C = A·B for row-major A (m×k) and B (k×n) in IEEE half
+// precision and C (m×n) in float32, on the tensor cores (WMMA: 16×16×16
+// products of halves, summed in float32). It is the road cuBLAS's
+// cublasGemmEx takes for CUDA_R_16F inputs, a CUDA_R_32F output and
+// CUBLAS_COMPUTE_32F, which it is measured against.
+//
+// Sizes: m and n multiples of 128, k a multiple of 32 (the caller checks;
+// the kernel has no edge guards, which keeps it short). Grid n/128 × m/128,
+// blocks of 256 threads (8 warps), F16SharedBytes (37888) bytes of dynamic
+// shared memory.
+//
+// Each block computes a 128 × 128 square of C. Its 8 warps are laid out
+// 2 × 4 over that square, each warp 64 × 32 of it: 4 × 2 accumulator
+// fragments of 16 × 16, which stay in registers for the whole of k. Per
+// step of 32 along k the block copies a 128 × 32 tile of A and a 32 × 128
+// tile of B into shared memory, with cp.async (the copy runs while the
+// tensor cores work on the previous step's tiles: two buffers, so the copy
+// of step s+1 overlaps the products of step s). Each row of a tile is
+// padded by 8 halves (16 bytes), so that the 8 rows a fragment load reads
+// at once start in different banks.
+#define F16BM 128   // the block's rows of C
+#define F16BN 128   // its columns
+#define F16BK 32    // the depth of one step along k
+#define F16LDA (F16BK + 8)  // row stride of A's tile in shared memory, halves
+#define F16LDB (F16BN + 8)  // row stride of B's tile
+#define F16A (F16BM * F16LDA) // halves of one buffer of A's tile
+#define F16B (F16BK * F16LDB) // halves of one buffer of B's tile
+#define F16Threads 256
+// F16SharedBytes: two buffers of each tile, 2·(5120 + 4352) halves.
+#define F16SharedBytes (2 * (F16A + F16B) * 2)
+
+using namespace nvcuda;
+
+// f16Load starts the copies of step k0's tiles into buffer buf: 512
+// 16-byte pieces (8 halves) of A's tile and 512 of B's, two of each per
+// thread, neighbouring threads on neighbouring pieces of a row.
+__device__ void f16Load(__half *as, __half *bs, const __half *a, const __half *b, int n, int k, int m0, int n0, int k0) {
+	for (int q = 0; q < 2; q++) {
+		int piece = threadIdx.x + q * F16Threads;
+		int r = piece / (F16BK / 8), c8 = piece % (F16BK / 8) * 8; // A: 128 rows of 4 pieces
+		__pipeline_memcpy_async(as + r * F16LDA + c8, a + (size_t)(m0 + r) * k + k0 + c8, 16);
+		r = piece / (F16BN / 8), c8 = piece % (F16BN / 8) * 8; // B: 32 rows of 16 pieces
+		__pipeline_memcpy_async(bs + r * F16LDB + c8, b + (size_t)(k0 + r) * n + n0 + c8, 16);
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(F16Threads) gemm_f16(float *c, const __half *a, const __half *b, int m, int n, int k) {
+	extern __shared__ __align__(128) __half smem[];
+	__half *as = smem, *bs = smem + 2 * F16A; // two buffers of A's tile, then two of B's
+	int warp = threadIdx.x / 32;
+	int wm = warp / 4, wn = warp % 4; // the warp's place in the 2 × 4 layout
+	int m0 = blockIdx.y * F16BM, n0 = blockIdx.x * F16BN;
+
+	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][2];
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < 2; j++) {
+			wmma::fill_fragment(acc[i][j], 0.0f);
+		}
+	}
+
+	int steps = k / F16BK;
+	f16Load(as, bs, a, b, n, k, m0, n0, 0);
+	__pipeline_commit();
+	for (int s = 0; s < steps; s++) {
+		__half *ac = as + s % 2 * F16A, *bc = bs + s % 2 * F16B;       // step s's tiles
+		__half *an = as + (s + 1) % 2 * F16A, *bn = bs + (s + 1) % 2 * F16B; // step s+1's
+		// Start the next step's copies into the other buffer, which every
+		// warp finished reading at the barrier that closed step s-1. A step
+		// past the end commits an empty group, so the wait below is the
+		// same every time: all groups but the newest are complete.
+		if (s + 1 < steps) {
+			f16Load(an, bn, a, b, n, k, m0, n0, (s + 1) * F16BK);
+		}
+		__pipeline_commit();
+		__pipeline_wait_prior(1);
+		__syncthreads(); // every thread's pieces of step s have landed
+
+		for (int kk = 0; kk < F16BK; kk += 16) {
+			wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> af[4];
+			wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> bf[2];
+			for (int i = 0; i < 4; i++) {
+				wmma::load_matrix_sync(af[i], ac + (wm * 64 + i * 16) * F16LDA + kk, F16LDA);
+			}
+			for (int j = 0; j < 2; j++) {
+				wmma::load_matrix_sync(bf[j], bc + kk * F16LDB + wn * 32 + j * 16, F16LDB);
+			}
+			for (int i = 0; i < 4; i++) {
+				for (int j = 0; j < 2; j++) {
+					wmma::mma_sync(acc[i][j], af[i], bf[j], acc[i][j]);
+				}
+			}
+		}
+		__syncthreads(); // done with ac and bc: step s+2's copies may go there
+	}
+
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < 2; j++) {
+			int row = m0 + wm * 64 + i * 16, col = n0 + wn * 32 + j * 16;
+			wmma::store_matrix_sync(c + (size_t)row * n + col, acc[i][j], n, wmma::mem_row_major);
+		}
+	}
+}
