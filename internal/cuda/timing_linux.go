@@ -1,0 +1,142 @@
+//go:build linux
+
+package cuda
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// The event calls, bound by loadEvents from the driver Load opened. A
+// CUevent and a CUstream are pointers; the stream 0 is the context's
+// default stream, where Launch, Enqueue and cuBLAS put their work.
+var (
+	cuEventCreate      func(ev *uintptr, flags uint32) Result
+	cuEventRecord      func(ev uintptr, stream uintptr) Result
+	cuEventSynchronize func(ev uintptr) Result
+	cuEventElapsedTime func(ms *float32, start, end uintptr) Result
+	cuEventDestroy     func(ev uintptr) Result
+)
+
+var (
+	eventsOnce sync.Once
+	eventsErr  error
+)
+
+// loadEvents binds the event calls, once, after Load. Opening
+// libcuda.so.1 again returns the handle Load got.
+func loadEvents() error {
+	eventsOnce.Do(func() {
+		if eventsErr = Load(); eventsErr != nil {
+			return
+		}
+		lib, err := purego.Dlopen("libcuda.so.1", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			eventsErr = fmt.Errorf("%w: %v", ErrNoDriver, err)
+			return
+		}
+		for _, b := range []struct {
+			fn   any
+			name string
+		}{
+			{&cuEventCreate, "cuEventCreate"}, {&cuEventRecord, "cuEventRecord"},
+			{&cuEventSynchronize, "cuEventSynchronize"}, {&cuEventElapsedTime, "cuEventElapsedTime"},
+			{&cuEventDestroy, "cuEventDestroy_v2"},
+		} {
+			sym, err := purego.Dlsym(lib, b.name)
+			if err != nil {
+				eventsErr = fmt.Errorf("%w: libcuda.so.1 has no %s: %v", ErrNoDriver, b.name, err)
+				return
+			}
+			purego.RegisterFunc(b.fn, sym)
+		}
+	})
+	return eventsErr
+}
+
+// Synchronize waits until all the work queued in c has finished.
+func (c *Context) Synchronize() error {
+	return c.do("cuCtxSynchronize", cuCtxSynchronize)
+}
+
+// Time returns the device's time for the work f queues on the default
+// stream (kernels through Enqueue, cuBLAS calls): the time between an
+// event recorded before f and one recorded after it, both taken by the
+// GPU, so the host's own time to queue the work is not counted as long as
+// it keeps ahead of the device. A Launch inside f waits for its kernel, so
+// the host's time between two Launches is counted; time many kernels with
+// Enqueue. Time waits for the work to finish.
+func (c *Context) Time(f func() error) (time.Duration, error) {
+	if err := loadEvents(); err != nil {
+		return 0, err
+	}
+	var start, end uintptr
+	if err := c.do("cuEventCreate", func() Result { return cuEventCreate(&start, 0) }); err != nil {
+		return 0, err
+	}
+	defer c.do("cuEventDestroy", func() Result { return cuEventDestroy(start) })
+	if err := c.do("cuEventCreate", func() Result { return cuEventCreate(&end, 0) }); err != nil {
+		return 0, err
+	}
+	defer c.do("cuEventDestroy", func() Result { return cuEventDestroy(end) })
+	if err := c.do("cuEventRecord", func() Result { return cuEventRecord(start, 0) }); err != nil {
+		return 0, err
+	}
+	if err := f(); err != nil {
+		c.Synchronize()
+		return 0, err
+	}
+	if err := c.do("cuEventRecord", func() Result { return cuEventRecord(end, 0) }); err != nil {
+		return 0, err
+	}
+	if err := c.do("cuEventSynchronize", func() Result { return cuEventSynchronize(end) }); err != nil {
+		return 0, err
+	}
+	var ms float32
+	if err := c.do("cuEventElapsedTime", func() Result { return cuEventElapsedTime(&ms, start, end) }); err != nil {
+		return 0, err
+	}
+	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
+}
+
+// Enqueue queues the kernel on grid × block threads with shared bytes of
+// dynamic shared memory and returns without waiting for it: Launch without
+// its wait, for timing kernels back to back (Time). Its arguments are
+// Launch's. A fault of the kernel shows in the next call that waits.
+func (k *Kernel) Enqueue(grid, block Dim3, shared int, args ...any) error {
+	vals := make([]uint64, len(args)) // each argument's bytes, kept here
+	params := make([]unsafe.Pointer, len(args))
+	for i, a := range args {
+		switch x := a.(type) {
+		case Buffer:
+			vals[i] = x.ptr
+		case int32:
+			*(*int32)(unsafe.Pointer(&vals[i])) = x
+		case uint32:
+			*(*uint32)(unsafe.Pointer(&vals[i])) = x
+		case float32:
+			*(*float32)(unsafe.Pointer(&vals[i])) = x
+		default:
+			return fmt.Errorf("cuda: argument %d of Enqueue is a %T; want a Buffer, int32, uint32 or float32", i, a)
+		}
+		params[i] = unsafe.Pointer(&vals[i])
+	}
+	var p *unsafe.Pointer
+	if len(params) > 0 {
+		p = &params[0]
+	}
+	// cuLaunchKernel copies the arguments when it queues the launch, so
+	// they need to live only until it returns.
+	err := k.m.c.do("cuLaunchKernel", func() Result {
+		return cuLaunchKernel(k.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
+			uint32(block.X), uint32(block.Y), uint32(block.Z), uint32(shared), 0, p, nil)
+	})
+	runtime.KeepAlive(vals)
+	runtime.KeepAlive(params)
+	return err
+}
