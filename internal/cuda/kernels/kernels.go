@@ -20,6 +20,7 @@
 //   - unit15: the twins of unit15's Go kernels (GEMMs, transposes, flash
 //     attention), line for line, and gemm_f16, a tensor-core GEMM measured
 //     against cuBLAS.
+//   - engine: the kernels of llm's --device cuda (internal/gpu).
 package kernels
 
 import (

@@ -125,6 +125,146 @@ extern "C" __global__ void gemm_register(float *c, const float *a, const float *
 	}
 }
 
+// The transposes of 15.3: out = inᵀ for a row-major in (rows × cols) and
+// out (cols × rows). Grid ⌈cols/Side⌉ × ⌈rows/Side⌉, blocks Side × SideRows.
+
+// Side is the side of a transpose's square: a warp's 32 threads share one
+// row of it.
+#define Side 32
+
+// SideRows is the height of a transpose's block: each thread moves the
+// words Side/SideRows rows apart.
+#define SideRows 8
+
+// transpose_naive: TransposeNaive. No shared memory.
+extern "C" __global__ void transpose_naive(float *out, const float *in, int rows, int cols) {
+	int col = blockIdx.x * Side + threadIdx.x;
+	for (int j = 0; j < Side; j += SideRows) {
+		int row = blockIdx.y * Side + threadIdx.y + j;
+		if (row < rows && col < cols) {
+			out[col * rows + row] = in[row * cols + col];
+		}
+	}
+}
+
+// transposeTiled is the transpose through shared memory whose square has
+// rows stride words apart: Side·stride shared words.
+__device__ void transposeTiled(float *out, const float *in, int rows, int cols, int stride) {
+	int tx = threadIdx.x, ty = threadIdx.y;
+	int row0 = blockIdx.y * Side, col0 = blockIdx.x * Side;
+	for (int j = 0; j < Side; j += SideRows) {
+		if (int row = row0 + ty + j, col = col0 + tx; row < rows && col < cols) {
+			sh[(ty + j) * stride + tx] = in[row * cols + col];
+		}
+	}
+	__syncthreads();
+	for (int j = 0; j < Side; j += SideRows) {
+		// out's row col0+ty+j is in's column: the square's column ty+j.
+		if (int row = row0 + tx, col = col0 + ty + j; row < rows && col < cols) {
+			out[col * rows + row] = sh[tx * stride + ty + j];
+		}
+	}
+}
+
+// transpose_shared: TransposeShared. Side·Side shared words (4096 bytes).
+extern "C" __global__ void transpose_shared(float *out, const float *in, int rows, int cols) {
+	transposeTiled(out, in, rows, cols, Side);
+}
+
+// transpose_padded: TransposePadded. Side·(Side+1) shared words (4224
+// bytes).
+extern "C" __global__ void transpose_padded(float *out, const float *in, int rows, int cols) {
+	transposeTiled(out, in, rows, cols, Side + 1);
+}
+
+// The flash attention kernel of 15.4: unit08's tiles and online softmax on
+// a GPU, for one head.
+
+// QueryTile is the number of query rows a block of flash_attention
+// computes: the height of its block of threads, a warp per row.
+#define QueryTile 16
+
+// KeyTile is the number of keys flash_attention scores per step: the
+// width of its block, a thread per key (a warp).
+#define KeyTile 32
+
+// MaxHeadDim is the widest head flash_attention takes: each thread keeps
+// MaxHeadDim/KeyTile elements of its row's output.
+#define MaxHeadDim 128
+
+// exp32 is e^x in float32; e^−∞ is 0.
+__device__ float exp32(float x) { return expf(x); }
+
+// flash_attention: FlashAttention, causal 0 or 1. Grid ⌈nq/QueryTile⌉,
+// blocks KeyTile × QueryTile, and the shared words FlashAttention
+// launches with: with width = d rounded up to a multiple of KeyTile and
+// stride = width+1, (QueryTile + 2·KeyTile)·stride + QueryTile·KeyTile
+// (the offsets below). d must be at most MaxHeadDim (acc has no room for
+// more), and nq at most nk when causal: the host checks both, as
+// FlashAttention does. The host computes the scale 1/√d in float64 and
+// rounds it to float32; so does this kernel, once per thread.
+extern "C" __global__ void flash_attention(float *o, const float *q, const float *k, const float *v, int nq, int nk, int d, int causal) {
+	int width = (d + KeyTile - 1) / KeyTile * KeyTile; // the head, padded
+	int stride = width + 1;
+	int ks = QueryTile * stride;    // where the keys' tile starts
+	int vs = ks + KeyTile * stride; // the values'
+	int ss = vs + KeyTile * stride; // the scores'
+	float scale = (float)(1 / sqrt((double)d));
+	int tx = threadIdx.x, ty = threadIdx.y;
+	int row = blockIdx.x * QueryTile + ty; // this thread's query
+	int end = nk;                          // the keys the block's rows see
+	if (causal) {
+		end = min(nk, nk - nq + (int)blockIdx.x * QueryTile + QueryTile);
+	}
+	for (int c = tx; c < width; c += KeyTile) {
+		sh[ty * stride + c] = loadOr0(q, row, c, nq, d);
+	}
+	float m = -INFINITY, l = 0;
+	float acc[MaxHeadDim / KeyTile] = {};
+	for (int j0 = 0; j0 < end; j0 += KeyTile) {
+		for (int r = ty; r < KeyTile; r += QueryTile) { // rows ty and ty+16 of the tiles
+			for (int c = tx; c < width; c += KeyTile) {
+				sh[ks + r * stride + c] = loadOr0(k, j0 + r, c, nk, d);
+				sh[vs + r * stride + c] = loadOr0(v, j0 + r, c, nk, d);
+			}
+		}
+		__syncthreads();
+		float dot = 0;
+		for (int c = 0; c < d; c++) {
+			dot += sh[ty * stride + c] * sh[ks + tx * stride + c];
+		}
+		float s = dot * scale;
+		if (int key = j0 + tx; key >= nk || causal && key > nk - nq + row) {
+			s = -INFINITY;
+		}
+		sh[ss + ty * KeyTile + tx] = s;
+		__syncthreads();
+		float mNew = m;
+		for (int j = 0; j < KeyTile; j++) {
+			mNew = fmaxf(mNew, sh[ss + ty * KeyTile + j]);
+		}
+		float alpha = exp32(m - mNew); // rescales what was summed under the old maximum
+		l *= alpha;
+		for (int i = 0; i < MaxHeadDim / KeyTile; i++) {
+			acc[i] *= alpha;
+		}
+		for (int j = 0; j < KeyTile; j++) {
+			float p = exp32(sh[ss + ty * KeyTile + j] - mNew);
+			l += p;
+			for (int i = 0, c = tx; c < width; i++, c += KeyTile) {
+				acc[i] += p * sh[vs + j * stride + c];
+			}
+		}
+		m = mNew;
+		__syncthreads();
+	}
+	if (row < nq) {
+		for (int i = 0, c = tx; c < d; i++, c += KeyTile) {
+			o[row * d + c] = acc[i] / l;
+		}
+	}
+}
+
 // gemm_f16: C = A·B for row-major A (m×k) and B (k×n) in IEEE half
 // precision and C (m×n) in float32, on the tensor cores (WMMA: 16×16×16
 // products of halves, summed in float32). It is the road cuBLAS's
