@@ -50,9 +50,12 @@ type Bar struct {
 	// why).
 	Hardware bool
 	// Needs names the CPU feature the bar assumes, as Has spells it
-	// ("avx2", "avx512f"); empty when any machine can meet it. Where the
-	// feature is missing the figure is still reported, but the boss says
-	// the bar cannot be measured here instead of passing or failing it.
+	// ("avx2", "avx512f"), or "gpu" for a figure of a CUDA device; empty
+	// when any machine can meet it. Where the feature is missing the figure
+	// is still reported, but the boss says the bar cannot be measured here
+	// ("not measured: no GPU") instead of passing or failing it: the boss
+	// is then SKIP, never PASS. CI has no GPU, and accepts a boss whose
+	// only unmeasured bars are GPU bars.
 	Needs string
 }
 

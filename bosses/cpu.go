@@ -4,10 +4,13 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/llmforge/forge/internal/cuda"
 )
 
 // Has reports whether this machine has the CPU feature a bar needs:
-// "avx2" (with FMA), "avx512f", "avx512vnni" or "" (always true). Unknown names are
+// "avx2" (with FMA), "avx512f", "avx512vnni", "gpu" (a CUDA driver that
+// sees a device, unit15's) or "" (always true). Unknown names are
 // false, so a misspelt Needs shows up as a bar nobody can measure.
 func Has(feature string) bool {
 	switch feature {
@@ -19,6 +22,8 @@ func Has(feature string) bool {
 		return runtime.GOARCH == "amd64" && cpu.X86.HasAVX512F
 	case "avx512vnni":
 		return runtime.GOARCH == "amd64" && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI
+	case "gpu":
+		return cuda.Load() == nil
 	}
 	return false
 }

@@ -14,7 +14,10 @@ import (
 //
 // Its condition (TestBoss15_Bytes): GemmTiled and GemmRegister agree with
 // the float64 product on a 192 × 160 × 96 problem (160 is no multiple of
-// GemmRegister's 64), without a race and without a bank conflict.
+// GemmRegister's 64), without a race and without a bank conflict; and
+// FlashAttention agrees with the float64 attention over 64 and over 1024
+// keys, never holding more than one tile of scores (its shared memory
+// does not grow with the keys), without a bank conflict.
 //
 // Its figures (BenchmarkBoss15_Bytes), at 512³ (256³ with -short; the
 // ratios are the same): the global bytes GemmNaive loads over those
@@ -30,6 +33,19 @@ func TestBoss15_Bytes(t *testing.T) {
 		require.NoError(t, err, g.name)
 		oracle.AssertBound(t, fmt.Sprintf("%s(m=%d, n=%d, k=%d)", g.name, m, n, k), c.Data, want, bound, []int{m, n})
 		require.Zero(t, st.BankConflicts, "%s: bank conflicts", g.name)
+	}
+	// Flash attention holds one tile of scores, however many keys there
+	// are: its shared memory is the same for 64 keys as for 1024.
+	const d = 64
+	tiles := (QueryTile+2*KeyTile)*(d+1) + QueryTile*KeyTile
+	for _, nk := range []int{64, 1024} {
+		what := fmt.Sprintf("FlashAttention(nq=32, nk=%d, d=%d, causal)", nk, d)
+		o, q, k, v, want := attentionCase(uint64(nk), 32, nk, d, true, 1)
+		st, err := FlashAttention(o, q, k, v, 32, nk, d, true)
+		require.NoError(t, err, what)
+		oracle.AssertCloseShape(t, what, o.Data, want, []int{32, d}, attentionTol)
+		require.LessOrEqual(t, st.Shared, tiles, "%s: words of shared memory a block: at most a tile each of queries, keys, values and scores", what)
+		require.Zero(t, st.BankConflicts, "%s: bank conflicts", what)
 	}
 }
 

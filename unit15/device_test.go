@@ -307,12 +307,16 @@ func TestC15_5_HostArguments(t *testing.T) {
 	require.Zero(t, e.calls, "bad arguments are refused before any call to the device")
 }
 
-// TestC15_5_Device runs every kernel of unit15.cu through the host
-// functions on this machine's GPU, and compares what comes back with the
-// float64 results: GEMMs within their error bound, transposes and
-// attention within attentionTol. Without a GPU it is skipped, never
-// passed.
-func TestC15_5_Device(t *testing.T) {
+// TestC15_6_Device runs every kernel of unit15.cu through the host
+// functions of 15.5 on this machine's GPU, and compares what comes back
+// with the float64 results: GEMMs within their error bound (sums in
+// another order, fused multiply-adds), transposes and attention within
+// attentionTol. Without a GPU it is skipped, never passed. It first runs
+// the host code on the emulated device, so that host code that is not
+// written or not right stops here, the same on every machine.
+func TestC15_6_Device(t *testing.T) {
+	r := deviceRuns()[0]
+	require.NoError(t, r.run(newEmu()), "%s on the emulated device (15.5)", r.what)
 	d, err := OpenCUDA()
 	if errors.Is(err, cuda.ErrNoDriver) {
 		t.Skipf("not measured: no GPU (%v)", err)

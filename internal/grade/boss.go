@@ -105,6 +105,9 @@ func (g *Grader) boss(ctx context.Context, u workbook.Unit, boss bosses.Boss, bi
 		}
 		if bar.Cmp != bosses.Info && !bosses.Has(bar.Needs) {
 			f.NotHere = fmt.Sprintf("needs %s; this machine is %s", bar.Needs, bosses.Class())
+			if bar.Needs == "gpu" {
+				f.NotHere = "not measured: no GPU"
+			}
 			notHere = append(notHere, bar.Metric)
 		} else if bar.Hardware && g.opt.ReportHardware && f.Found && !f.Met {
 			f.ReportedOnly = true
