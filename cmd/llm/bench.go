@@ -66,6 +66,9 @@ test at its mean depth), their ratio, and the bandwidth and arithmetic
 rate the measured speed implies. A decode step whose GB/s is near the
 machine's read bandwidth cannot go faster; one far below it has room.
 
+With --device cuda and -ngl N, as llm run takes them, the tests run with
+the last N layers on the GPU; a line on stderr says what went there.
+
 With --json, one JSON object per line and test:
   {"model": "m.gguf", "threads": 2, "test": "pp512", "n_tokens": 512,
    "n_depth": 0, "type_k": "f16", "type_v": "f16", "tps": 123.4,
@@ -88,6 +91,7 @@ type benchOptions struct {
 	plot    string // --plot FILE: the speeds drawn, "" for none
 	roof    bool   // --roofline: each test against unit14's cost model, on stderr
 	spec    specOptions
+	device  deviceOptions
 }
 
 func setupBench(fs *flagSet) func(*env) error {
@@ -109,6 +113,7 @@ func setupBench(fs *flagSet) func(*env) error {
 		return nil
 	})
 	specFlags(fs, &o.spec)
+	deviceFlags(fs, &o.device)
 	return func(e *env) error { return doBench(e, o) }
 }
 
@@ -207,7 +212,7 @@ func doBench(e *env, o *benchOptions) error {
 		}
 		defer pf.discard() // a no-op once written
 	}
-	m, err := loadModel(e, o.model, context, slices.Max(o.threads), "-p/-n/-d", o.cache)
+	m, err := o.device.load(e, o.model, context, slices.Max(o.threads), "-p/-n/-d", o.cache)
 	if err != nil {
 		return err
 	}

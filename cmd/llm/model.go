@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/llmforge/forge/internal/gpu"
 	"github.com/llmforge/forge/unit03"
 	"github.com/llmforge/forge/unit04"
 	"github.com/llmforge/forge/unit05"
@@ -35,6 +36,7 @@ type model struct {
 	tok      *unit04.Tokenizer
 	pool     *unit03.Pool // nil when the model runs on another's pool
 	trainCtx int          // the model's context_length
+	dev      *gpu.Device  // the device its offloaded layers run on (--device cuda), or nil
 }
 
 // cacheTypes are the KV cache's key and value types (-ctk, -ctv).
@@ -177,6 +179,9 @@ func (m *model) Close() {
 	m.loaded.Close()
 	if m.pool != nil {
 		m.pool.Close()
+	}
+	if m.dev != nil {
+		m.dev.Close()
 	}
 }
 

@@ -39,6 +39,11 @@ without a drafter (at --temp 0, the same tokens, up to float rounding);
 the statistics line adds the drafted tokens accepted and the tokens each
 pass of the model yielded.
 
+With --device cuda, the last -ngl N layers (default: all) run their
+matrix products (f32, f16, q8_0 and q4_0 weights) and their attention on
+an NVIDIA GPU, through its driver; a line on stderr says what went there
+and what stayed on the CPU (docs/engine.md, "On a GPU").
+
 With --json nothing is streamed: one JSON object goes to stdout,
   {"prompt_tokens": [...], "tokens": [...], "text": "...", "stop": "stop",
    "seed": 42, "timings": {"prompt_ms": ..., "prompt_tps": ...,
@@ -67,6 +72,7 @@ type runOptions struct {
 	noDisplayPrompt     bool
 	noParseSpecial      bool
 	spec                specOptions
+	device              deviceOptions
 }
 
 func setupRun(fs *flagSet) func(*env) error {
@@ -102,6 +108,7 @@ func setupRun(fs *flagSet) func(*env) error {
 	fs.boolean(&o.noParseSpecial, "no-parse-special", "treat special tokens written in the prompt as plain text")
 	fs.boolean(&o.json, "json", "print one JSON object with tokens, text, seed and timings instead of streaming")
 	specFlags(fs, &o.spec)
+	deviceFlags(fs, &o.device)
 	return func(e *env) error { return doRun(e, o) }
 }
 
@@ -214,7 +221,7 @@ func doRun(e *env, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	m, err := loadModel(e, o.model, o.ctx, o.threads, "-c", o.cache)
+	m, err := o.device.load(e, o.model, o.ctx, o.threads, "-c", o.cache)
 	if err != nil {
 		return err
 	}
