@@ -668,6 +668,7 @@ func TestC10_4_Yarn(t *testing.T) {
 	}{
 		{"type yarn, factor 4, original_context_length 16", plain, both(yarnType, both(f32("llama.rope.scaling.factor", 4), u32("llama.rope.scaling.original_context_length", 16))), yarn(4, 16, 1), nil},
 		{"type yarn, factor 4, no original_context_length (context_length 64, whatever maxSeq is)", plain, both(yarnType, f32("llama.rope.scaling.factor", 4)), yarn(4, 64, 1), nil},
+		{"type yarn, factor 4, original_context_length 2³¹−1, the most an int32 holds", plain, both(yarnType, both(f32("llama.rope.scaling.factor", 4), u32("llama.rope.scaling.original_context_length", math.MaxInt32))), yarn(4, math.MaxInt32, 1), nil},
 		{"type yarn, factor 4, original_context_length 0 (llama.cpp: context_length)", plain, both(yarnType, both(f32("llama.rope.scaling.factor", 4), u32("llama.rope.scaling.original_context_length", 0))), yarn(4, 64, 1), nil},
 		{"type yarn, no factor (1)", plain, yarnType, yarn(1, 64, 1), nil},
 		{"type yarn, rope.scale_linear 2 (the older key)", plain, both(yarnType, f32("llama.rope.scale_linear", 2)), yarn(2, 64, 1), nil},
@@ -701,6 +702,7 @@ func TestC10_4_Yarn(t *testing.T) {
 		{"type yarn, original_context_length as a string", both(yarnType, str("llama.rope.scaling.original_context_length", "16")), unit00.ErrInvalid, "rope.scaling.original_context_length"},
 		{"type yarn, original_context_length −16", both(yarnType, setKV("llama.rope.scaling.original_context_length", TypeInt32, int32(-16))), unit00.ErrInvalid, "rope.scaling.original_context_length"},
 		{"type yarn, original_context_length 2⁴⁰", both(yarnType, setKV("llama.rope.scaling.original_context_length", TypeUint64, uint64(1)<<40)), unit00.ErrInvalid, "rope.scaling.original_context_length"},
+		{"type yarn, original_context_length 2³¹", both(yarnType, setKV("llama.rope.scaling.original_context_length", TypeUint64, uint64(1)<<31)), unit00.ErrInvalid, "rope.scaling.original_context_length"},
 		{"type yarn, attn_factor 0", both(yarnType, f32("llama.rope.scaling.attn_factor", 0)), unit00.ErrInvalid, "rope.scaling.attn_factor"},
 		{"type yarn, attn_factor −1", both(yarnType, f32("llama.rope.scaling.attn_factor", -1)), unit00.ErrInvalid, "rope.scaling.attn_factor"},
 		{"type yarn, attn_factor NaN", both(yarnType, f32("llama.rope.scaling.attn_factor", float32(math.NaN()))), unit00.ErrInvalid, "rope.scaling.attn_factor"},

@@ -44,15 +44,10 @@ func passCost(net *unit05.Model, t benchTest, kvBytes float64) (unit14.Cost, err
 	return unit14.Cost{Ops: (first.Ops + last.Ops) / 2, Bytes: (first.Bytes + last.Bytes) / 2}, nil
 }
 
-// cacheBytes is the bytes per element of a KV cache type.
+// cacheBytes is the bytes per element of a KV cache type: a row of one
+// block (32 elements, Q8_0's block) over its length.
 func cacheBytes(t unit08.CacheType) float64 {
-	switch t {
-	case unit08.CacheF32:
-		return 4
-	case unit08.CacheQ8_0:
-		return 34.0 / 32
-	}
-	return 2
+	return float64(t.RowBytes(unit08.Q8Block)) / unit08.Q8Block
 }
 
 // newRooflineRow measures test t at tps tokens per second.
