@@ -46,10 +46,32 @@ func TestMedian(t *testing.T) {
 	}
 }
 
+// TestPairedRatio times on a clock that only the timed functions move:
+// base takes 2 units, other 6, except in round 2, where a neighbour's
+// burst makes other take 60. The median of the rounds' ratios is 3, and
+// the order alternates: base first in even rounds, other first in odd.
 func TestPairedRatio(t *testing.T) {
-	r := PairedRatio(5, func() { time.Sleep(2 * time.Millisecond) }, func() { time.Sleep(6 * time.Millisecond) })
-	if r < 2 || r > 4.5 {
-		t.Errorf("PairedRatio of a 6 ms task over a 2 ms task = %.2f, want about 3", r)
+	var clock time.Duration
+	defer func(old func() time.Time) { now = old }(now)
+	epoch := time.Unix(0, 0)
+	now = func() time.Time { return epoch.Add(clock) }
+	var order []string
+	round := 0
+	base := func() { clock += 2; order = append(order, "base") }
+	other := func() {
+		clock += 6
+		if round == 2 {
+			clock += 54
+		}
+		order = append(order, "other")
+		round++
+	}
+	if r := PairedRatio(5, base, other); r != 3 {
+		t.Errorf("PairedRatio of a 6-unit task (60 once) over a 2-unit task = %v, want the median ratio 3", r)
+	}
+	want := []string{"base", "other", "other", "base", "base", "other", "other", "base", "base", "other"}
+	if !slices.Equal(order, want) {
+		t.Errorf("PairedRatio ran %v, want %v: each round swaps which goes first", order, want)
 	}
 }
 
