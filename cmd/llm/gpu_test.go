@@ -166,6 +166,10 @@ func TestGPUStore(t *testing.T) {
 			}
 			name := fmt.Sprintf("%d heads, %d kv heads of %d, %v", shape.heads, shape.kvHeads, shape.headDim, ct)
 			kvDim, qDim := shape.kvHeads*shape.headDim, shape.heads*shape.headDim
+			dev, err := d.NewStore(nil, 0, layers, maxSeq, kvDim, half)
+			if err != nil {
+				t.Fatal(err)
+			}
 			f, err := unit08.New(shape.heads, shape.kvHeads, shape.headDim, pool.Threads())
 			if err != nil {
 				t.Fatal(err)
@@ -174,20 +178,17 @@ func TestGPUStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dev, err := d.NewStore(nil, 0, layers, maxSeq, kvDim, half)
-			if err != nil {
-				t.Fatal(err)
-			}
 			worst := 0.0
 			for _, step := range [][2]int{{0, 7}, {7, 1}, {8, 1}, {9, 5}, {14, 18}} {
 				pos0, T := step[0], step[1]
 				for l := range layers {
 					k, v, q := randomMat(rng, T, kvDim), randomMat(rng, T, kvDim), randomMat(rng, T, qDim)
-					cpu.Put(l, pos0, k, v)
+					got := unit03.NewMat(T, qDim)
 					dev.Put(l, pos0, k, v)
-					want, got := unit03.NewMat(T, qDim), unit03.NewMat(T, qDim)
-					cpu.Attend(pool, want, q, l, shape.heads, shape.kvHeads, pos0)
 					dev.Attend(nil, got, q, l, shape.heads, shape.kvHeads, pos0)
+					cpu.Put(l, pos0, k, v)
+					want := unit03.NewMat(T, qDim)
+					cpu.Attend(pool, want, q, l, shape.heads, shape.kvHeads, pos0)
 					for i := range want.Data {
 						diff := math.Abs(float64(got.Data[i] - want.Data[i]))
 						if diff > 2e-4 || math.IsNaN(diff) {
