@@ -329,52 +329,23 @@ func (s *Store) attendOn(out, q unit03.Mat, l, heads, kvHeads, headDim, pos0 int
 // when there are some. Make m's sessions after Offload. On an error m may
 // be half offloaded: close d and m.
 func Offload(d *Device, m *unit05.Model, n int, half bool, cpuStore func(layers int) (unit05.KVStore, error)) (Plan, error) {
-	c := m.Config
-	p := Plan{Device: d.Name(), First: FirstLayer(c.Layers, n), Layers: c.Layers}
-	for l := p.First; l < c.Layers; l++ {
-		w := &m.Weights.Layers[l]
-		if w.MoE != nil {
-			p.OnCPU = append(p.OnCPU, fmt.Sprintf("blk.%d's feed-forward (a mixture of experts)", l))
-		}
-		for _, lm := range layerMatrices(w, l) {
-			if *lm.m == nil {
-				continue // a mixture of experts' layer has no Gate, Up, Down
-			}
-			if kind, why := Kind(*lm.m); kind == "" {
-				p.OnCPU = append(p.OnCPU, lm.name+": "+why)
-				continue
-			}
-			dm, err := d.Upload(*lm.m)
-			if err != nil {
-				return p, fmt.Errorf("%s: %w", lm.name, err)
-			}
-			*lm.m = dm
-			p.Matrices++
-			p.Bytes += int64(dm.Bytes())
-		}
-	}
-	if p.First == c.Layers {
-		return p, nil
-	}
-	if ok, why := AttentionOnDevice(c); !ok {
-		p.AttentionOnHost = why
-		return p, nil
-	}
-	var cpu unit05.KVStore
-	if p.First > 0 {
-		var err error
-		if cpu, err = cpuStore(p.First); err != nil {
-			return p, err
-		}
-	}
-	s, err := d.NewStore(cpu, p.First, c.Layers, c.MaxSeq, c.KVDim(), half)
+	return offload(d, m, n, half, cpuStore)
+}
+
+// The backend methods, for offload.
+
+func (d *Device) upload(m unit05.Matrix) (unit05.Matrix, int, error) {
+	dm, err := d.Upload(m)
 	if err != nil {
-		return p, err
+		return nil, 0, err
 	}
-	m.Store = s
-	p.Attention, p.CacheBytes, p.CacheType = true, s.Bytes(), KindF32
-	if half {
-		p.CacheType = KindF16
+	return dm, dm.Bytes(), nil
+}
+
+func (d *Device) newStore(cpu unit05.KVStore, first, layers, maxSeq, kvDim int, half bool) (unit05.KVStore, int64, error) {
+	s, err := d.NewStore(cpu, first, layers, maxSeq, kvDim, half)
+	if err != nil {
+		return nil, 0, err
 	}
-	return p, nil
+	return s, s.Bytes(), nil
 }

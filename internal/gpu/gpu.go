@@ -131,3 +131,66 @@ func layerMatrices(w *unit05.Layer, l int) []struct {
 		{n("ffn_gate"), &w.Gate}, {n("ffn_up"), &w.Up}, {n("ffn_down"), &w.Down},
 	}
 }
+
+// backend is what offload needs of a device: Device on Linux, a fake in
+// the tests.
+type backend interface {
+	Name() string
+	// upload returns m on the device and its bytes there.
+	upload(m unit05.Matrix) (unit05.Matrix, int, error)
+	// newStore returns the store of layers first … layers−1 on the device,
+	// cpu keeping the others, and its bytes there.
+	newStore(cpu unit05.KVStore, first, layers, maxSeq, kvDim int, half bool) (unit05.KVStore, int64, error)
+}
+
+// offload is Offload on any backend.
+func offload(d backend, m *unit05.Model, n int, half bool, cpuStore func(layers int) (unit05.KVStore, error)) (Plan, error) {
+	c := m.Config
+	p := Plan{Device: d.Name(), First: FirstLayer(c.Layers, n), Layers: c.Layers}
+	for l := p.First; l < c.Layers; l++ {
+		w := &m.Weights.Layers[l]
+		if w.MoE != nil {
+			p.OnCPU = append(p.OnCPU, fmt.Sprintf("blk.%d's feed-forward (a mixture of experts)", l))
+		}
+		for _, lm := range layerMatrices(w, l) {
+			if *lm.m == nil {
+				continue // a mixture of experts' layer has no Gate, Up, Down
+			}
+			if kind, why := Kind(*lm.m); kind == "" {
+				p.OnCPU = append(p.OnCPU, lm.name+": "+why)
+				continue
+			}
+			dm, bytes, err := d.upload(*lm.m)
+			if err != nil {
+				return p, fmt.Errorf("%s: %w", lm.name, err)
+			}
+			*lm.m = dm
+			p.Matrices++
+			p.Bytes += int64(bytes)
+		}
+	}
+	if p.First == c.Layers {
+		return p, nil
+	}
+	if ok, why := AttentionOnDevice(c); !ok {
+		p.AttentionOnHost = why
+		return p, nil
+	}
+	var cpu unit05.KVStore
+	if p.First > 0 {
+		var err error
+		if cpu, err = cpuStore(p.First); err != nil {
+			return p, err
+		}
+	}
+	s, bytes, err := d.newStore(cpu, p.First, c.Layers, c.MaxSeq, c.KVDim(), half)
+	if err != nil {
+		return p, err
+	}
+	m.Store = s
+	p.Attention, p.CacheBytes, p.CacheType = true, bytes, KindF32
+	if half {
+		p.CacheType = KindF16
+	}
+	return p, nil
+}

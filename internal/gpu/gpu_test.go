@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -131,4 +132,140 @@ func TestOpenWithoutDriver(t *testing.T) {
 		t.Fatalf("Open() = %v, %v; want no device and an error wrapping cuda.ErrNoDriver", d, err)
 	}
 	t.Logf("Open: %v", err)
+}
+
+// fakeDevice is a backend that records what offload asks of it.
+type fakeDevice struct {
+	fail      string // the matrix kind whose upload fails, if any
+	storeArgs string // newStore's arguments, formatted
+}
+
+// onDevice is a matrix the fake uploaded.
+type onDevice struct{ unit05.Matrix }
+
+// fakeStore is a store the fake made.
+type fakeStore struct{ unit05.KVStore }
+
+func (f *fakeDevice) Name() string { return "fake" }
+
+func (f *fakeDevice) upload(m unit05.Matrix) (unit05.Matrix, int, error) {
+	if kind, _ := Kind(m); kind == f.fail {
+		return nil, 0, errors.New("out of memory")
+	}
+	return onDevice{m}, 1000, nil
+}
+
+func (f *fakeDevice) newStore(cpu unit05.KVStore, first, layers, maxSeq, kvDim int, half bool) (unit05.KVStore, int64, error) {
+	f.storeArgs = fmt.Sprintf("cpu=%v first=%d layers=%d maxSeq=%d kvDim=%d half=%v", cpu, first, layers, maxSeq, kvDim, half)
+	return fakeStore{}, 7, nil
+}
+
+// cpuStoreOf is a CPU store that names the layers it was made for.
+type cpuStoreOf struct {
+	unit05.KVStore
+	layers int
+}
+
+func (s cpuStoreOf) String() string { return fmt.Sprintf("cpu store of %d", s.layers) }
+
+// mixedModel is a model of 4 layers whose matrices are of every kind:
+// four the device takes (f32, q8_0, q4_0, f16: Wq, Wk, Wv, Wo) and three
+// it does not (Q4_K, BF16, Q6_K: Gate, Up, Down); layer 1 is a mixture of
+// experts (no Gate, Up, Down).
+func mixedModel(headDim int) *unit05.Model {
+	q := func(dt unit01.DType) unit05.Matrix { return &unit09.QMatrix{Type: dt, Rows: 8, Cols: 256} }
+	c := unit05.Config{Layers: 4, Heads: 8, KVHeads: 2, HeadDim: headDim, MaxSeq: 64}
+	w := &unit05.Weights{Layers: make([]unit05.Layer, c.Layers)}
+	for l := range w.Layers {
+		w.Layers[l] = unit05.Layer{Wq: &unit05.Dense{}, Wk: q(unit01.Q8_0), Wv: q(unit01.Q4_0), Wo: q(unit01.F16),
+			Gate: q(unit01.Q4_K), Up: q(unit01.BF16), Down: q(unit01.Q6_K)}
+	}
+	w.Layers[1].Gate, w.Layers[1].Up, w.Layers[1].Down, w.Layers[1].MoE = nil, nil, nil, moe{}
+	return &unit05.Model{Config: c, Weights: w}
+}
+
+type moe struct{}
+
+func (moe) Width() int                                       { return 0 }
+func (moe) FeedForward(*unit03.Pool, unit03.Mat, unit03.Mat) {}
+
+// TestOffload: which layers' matrices go to the device, what stays on the
+// CPU and is said to, and the store that takes the model's place, for
+// -ngl none, some, all and more than all, without a device.
+func TestOffload(t *testing.T) {
+	tests := []struct {
+		n         int
+		headDim   int
+		half      bool
+		onDevice  string // per layer, the matrices uploaded: "q k v o g u d" or "-"
+		plan      string
+		storeArgs string // "" when the store is not replaced
+		cpuStore  string // the layers cpuStore was called for, "" if not called
+	}{
+		{n: 0, headDim: 64, onDevice: "- - - -",
+			plan: "cuda: fake: 0 of 4 layers offloaded (0 matrices, 0.00 MiB of weights)"},
+		{n: 2, headDim: 64, half: true, onDevice: "- - qkvo qkvo",
+			plan:      "cuda: fake: 2 of 4 layers offloaded (8 matrices, 0.01 MiB of weights; attention over an f16 cache of 0.00 MiB); 6 on the CPU: blk.2.ffn_gate.weight: Q4_K weights (the device multiplies f32, f16, q8_0 and q4_0) and 5 more",
+			storeArgs: "cpu=cpu store of 2 first=2 layers=4 maxSeq=64 kvDim=128 half=true", cpuStore: "2"},
+		{n: 3, headDim: 32, onDevice: "- qkvo qkvo qkvo",
+			plan:      "cuda: fake: 3 of 4 layers offloaded (12 matrices, 0.01 MiB of weights; attention over an f32 cache of 0.00 MiB); 7 on the CPU: blk.1's feed-forward (a mixture of experts) and 6 more",
+			storeArgs: "cpu=cpu store of 1 first=1 layers=4 maxSeq=64 kvDim=64 half=false", cpuStore: "1"},
+		{n: -1, headDim: 64, half: true, onDevice: "qkvo qkvo qkvo qkvo",
+			storeArgs: "cpu=<nil> first=0 layers=4 maxSeq=64 kvDim=128 half=true"},
+		{n: 99, headDim: 64, onDevice: "qkvo qkvo qkvo qkvo",
+			storeArgs: "cpu=<nil> first=0 layers=4 maxSeq=64 kvDim=128 half=false"},
+		{n: -1, headDim: 512, onDevice: "qkvo qkvo qkvo qkvo",
+			plan: "cuda: fake: 4 of 4 layers offloaded (16 matrices, 0.02 MiB of weights); attention stays on the CPU: heads of 512 values (the kernel takes at most 256); 10 on the CPU: blk.0.ffn_gate.weight: Q4_K weights (the device multiplies f32, f16, q8_0 and q4_0) and 9 more"},
+	}
+	for _, tc := range tests {
+		m := mixedModel(tc.headDim)
+		var called []string
+		cpuStore := func(layers int) (unit05.KVStore, error) {
+			called = append(called, fmt.Sprint(layers))
+			return cpuStoreOf{layers: layers}, nil
+		}
+		f := &fakeDevice{}
+		p, err := offload(f, m, tc.n, tc.half, cpuStore)
+		if err != nil {
+			t.Fatalf("n %d: %v", tc.n, err)
+		}
+		var layers []string
+		for l := range m.Weights.Layers {
+			s := ""
+			for i, lm := range layerMatrices(&m.Weights.Layers[l], l) {
+				if _, ok := (*lm.m).(onDevice); ok {
+					s += string("qkvogud"[i])
+				}
+			}
+			if s == "" {
+				s = "-"
+			}
+			layers = append(layers, s)
+		}
+		name := fmt.Sprintf("-ngl %d, heads of %d", tc.n, tc.headDim)
+		if got := strings.Join(layers, " "); got != tc.onDevice {
+			t.Errorf("%s: on the device %q, want %q", name, got, tc.onDevice)
+		}
+		if tc.plan != "" && p.String() != tc.plan {
+			t.Errorf("%s: plan\n %s\nwant\n %s", name, p, tc.plan)
+		}
+		if f.storeArgs != tc.storeArgs {
+			t.Errorf("%s: the device's store made with %q, want %q", name, f.storeArgs, tc.storeArgs)
+		}
+		if _, replaced := m.Store.(fakeStore); replaced != (tc.storeArgs != "") || p.Attention != replaced {
+			t.Errorf("%s: m.Store is %T and the plan says attention on the device %v; want the device's store: %v", name, m.Store, p.Attention, tc.storeArgs != "")
+		}
+		if got := strings.Join(called, ","); got != tc.cpuStore {
+			t.Errorf("%s: cpuStore called for %q layers, want %q", name, got, tc.cpuStore)
+		}
+	}
+}
+
+// TestOffloadError: an upload that fails is an error naming the matrix.
+func TestOffloadError(t *testing.T) {
+	m := mixedModel(64)
+	_, err := offload(&fakeDevice{fail: KindQ4_0}, m, 1, true, nil)
+	if err == nil || err.Error() != "blk.3.attn_v.weight: out of memory" {
+		t.Errorf("offload with a failing upload: error %v, want blk.3.attn_v.weight: out of memory", err)
+	}
 }
