@@ -56,7 +56,7 @@ help:
 	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
 	@echo '  make bench-llamacpp        the engine against llama.cpp, prefill and decode tok/s (needs node; D=0,1024,4096 at depth)'
 	@echo '  make ptx                   the CUDA C kernels (internal/cuda/kernels) to PTX, with ptxas'"'"'s registers and checksums (needs nvcc: ci/cuda/install-toolkit.sh)'
-	@echo '  make ptx-check             rebuild the PTX in a temporary folder and compare it with the committed files'
+	@echo '  make ptx-check             rebuild the PTX in a temporary folder and compare it with the committed files; run unit15'"'"'s twins on the CPU against the Go kernels'
 	@echo '  make fmt | make lint | make tools'
 
 forge:

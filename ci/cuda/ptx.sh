@@ -14,7 +14,9 @@
 #       X.sum         sha256 of X.cu, X.ptx and X.ptxas.txt, and the nvcc
 #                     that built them (internal/cuda/kernels' test checks it)
 #   ci/cuda/ptx.sh check   builds the same into a temporary folder and
-#                     compares it with what is committed, byte for byte.
+#                     compares it with what is committed, byte for byte;
+#                     then runs ci/cuda/twins.sh, unit15's twins on the CPU
+#                     against the Go kernels.
 #
 # One set of files per source, so that two people adding two .cu files
 # never touch the same output.
@@ -89,6 +91,7 @@ check)
 	if [ $status = 0 ]; then
 		echo "ptx-check: $(ls "$tmp" | wc -l) files rebuilt, identical to the committed ones ($(nvcc --version | grep -i release))"
 	fi
+	ci/cuda/twins.sh || status=1
 	exit $status
 	;;
 *)
