@@ -7,8 +7,9 @@
 # CUDA thread, a barrier per block, shared memory and matrices of exactly
 # their sizes). ci/cuda/twins/main.go runs the reference Go kernels on the
 # emulator and writes the cases; twins.cpp runs the twins on them and
-# compares: GEMMs and transposes bit for bit, attention within 1e-5. It
-# needs g++ with C++20 (the host compiler nvcc uses) and Go.
+# compares: GEMMs and transposes bit for bit, attention within 1e-5.
+# Then gemm_f16, on the CPU too (ci/cuda/gemm_f16.cpp), against the
+# float64 product. It needs g++ 12 or later (C++20, _Float16) and Go.
 set -eu
 cu=internal/cuda/kernels/unit15.cu
 if ! command -v g++ >/dev/null 2>&1; then
@@ -26,3 +27,10 @@ g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -pt
 go build -o "$tmp/forge" ./cmd/forge
 go run -overlay "$("$tmp/forge" overlay --impl ref)" ./ci/cuda/twins -o "$tmp/cases.bin"
 "$tmp/host" "$tmp/cases.bin"
+# gemm_f16, with a stand-in for WMMA and cp.async (ci/cuda/gemm_f16.cpp).
+awk '/^\/\/ gemm_f16:/ { on = 1 } on' "$cu" |
+	sed 's|^\textern __shared__ __align__(128) __half smem\[\];$|\t__half *smem = (__half *)sh;|' >"$tmp/f16.inc"
+grep -q '__half \*smem = (__half \*)sh;' "$tmp/f16.inc" || { echo "twins: gemm_f16's extern __shared__ line is not the one ci/cuda/twins.sh replaces" >&2; exit 1; }
+g++ -std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -pthread -Wall -Wno-unknown-pragmas \
+	-I"$tmp" -o "$tmp/f16" ci/cuda/gemm_f16.cpp
+"$tmp/f16"
