@@ -301,12 +301,14 @@ func TestGPU15_FlashAttention(t *testing.T) {
 
 // f16Block is the square of C a block of gemm_f16 computes, and f16Depth
 // its step along k: m and n must be multiples of the one, k of the other.
-// f16Shared is its dynamic shared memory in bytes (F16SharedBytes in
-// unit15.cu).
+// f16Threads is its block, f16Shared its dynamic shared memory in bytes
+// (F16SharedBytes in unit15.cu: three buffers of a 128 × 40 and a 32 × 136
+// tile of halves).
 const (
-	f16Block  = 128
-	f16Depth  = 32
-	f16Shared = 2 * (f16Block*(f16Depth+8) + f16Depth*(f16Block+8)) * 2
+	f16Block   = 128
+	f16Depth   = 32
+	f16Threads = 128
+	f16Shared  = 3 * (f16Block*(f16Depth+8) + f16Depth*(f16Block+8)) * 2
 )
 
 // f16 returns a function that queues gemm_f16 for C = A·B, m×k by k×n in
@@ -317,8 +319,11 @@ func (g *gpu) f16(tb testing.TB, c, a, b cuda.Buffer, m, n, k int) func() error 
 		tb.Fatalf("gemm_f16 takes m and n multiples of %d and k a multiple of %d, not %d, %d, %d", f16Block, f16Depth, m, n, k)
 	}
 	kern := g.kernel(tb, "gemm_f16")
+	if err := kern.SetMaxShared(f16Shared); err != nil {
+		tb.Fatalf("gemm_f16: %v", err)
+	}
 	return func() error {
-		return kern.Enqueue(cuda.Dim3{X: n / f16Block, Y: m / f16Block, Z: 1}, cuda.Dim3{X: 256, Y: 1, Z: 1}, f16Shared,
+		return kern.Enqueue(cuda.Dim3{X: n / f16Block, Y: m / f16Block, Z: 1}, cuda.Dim3{X: f16Threads, Y: 1, Z: 1}, f16Shared,
 			c, a, b, int32(m), int32(n), int32(k))
 	}
 }

@@ -29,7 +29,7 @@ thread_local uint3 threadIdx;
 uint3 blockIdx;
 #define __global__
 #define __device__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 typedef _Float16 __half;
 static std::barrier<> *blockBarrier;
 static float *sh;

@@ -108,6 +108,9 @@ func TestTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := k.SetMaxShared(64 << 10); err != nil {
+		t.Errorf("SetMaxShared(64 KB): %v", err)
+	}
 	const n, runs = 1 << 20, 20
 	ones := make([]float32, n)
 	for i := range ones {

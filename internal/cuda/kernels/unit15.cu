@@ -273,36 +273,43 @@ extern "C" __global__ void flash_attention(float *o, const float *q, const float
 //
 // Sizes: m and n multiples of 128, k a multiple of 32 (the caller checks;
 // the kernel has no edge guards, which keeps it short). Grid n/128 × m/128,
-// blocks of 256 threads (8 warps), F16SharedBytes (37888) bytes of dynamic
-// shared memory.
+// blocks of 128 threads (4 warps), F16SharedBytes (56832) bytes of dynamic
+// shared memory: more than the 48 KB a launch gets unasked, so the caller
+// raises the kernel's limit first (cuFuncSetAttribute's
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: Kernel.SetMaxShared in
+// internal/cuda).
 //
-// Each block computes a 128 × 128 square of C. Its 8 warps are laid out
-// 2 × 4 over that square, each warp 64 × 32 of it: 4 × 2 accumulator
+// Each block computes a 128 × 128 square of C. Its 4 warps are laid out
+// 2 × 2 over that square, each warp 64 × 64 of it: 4 × 4 accumulator
 // fragments of 16 × 16, which stay in registers for the whole of k. Per
-// step of 32 along k the block copies a 128 × 32 tile of A and a 32 × 128
-// tile of B into shared memory, with cp.async (the copy runs while the
-// tensor cores work on the previous step's tiles: two buffers, so the copy
-// of step s+1 overlaps the products of step s). Each row of a tile is
-// padded by 8 halves (16 bytes), so that the 8 rows a fragment load reads
-// at once start in different banks.
-#define F16BM 128   // the block's rows of C
-#define F16BN 128   // its columns
-#define F16BK 32    // the depth of one step along k
-#define F16LDA (F16BK + 8)  // row stride of A's tile in shared memory, halves
-#define F16LDB (F16BN + 8)  // row stride of B's tile
-#define F16A (F16BM * F16LDA) // halves of one buffer of A's tile
-#define F16B (F16BK * F16LDB) // halves of one buffer of B's tile
-#define F16Threads 256
-// F16SharedBytes: two buffers of each tile, 2·(5120 + 4352) halves.
-#define F16SharedBytes (2 * (F16A + F16B) * 2)
+// step of 16 along k a warp loads 4 fragments of A and 4 of B from shared
+// memory for 16 products: 32 flops a byte of shared memory read, what the
+// tensor cores of an A100 or H100 need not to wait for it. Per step of 32
+// along k the block copies a 128 × 32 tile of A and a 32 × 128 tile of B
+// into shared memory with cp.async, which the copy engine of each SM runs
+// while the tensor cores work: three buffers of each tile, so that the
+// copies of steps s+1 and s+2 are in flight while step s is multiplied.
+// Each row of a tile is padded by 8 halves (16 bytes), so that the 8 rows
+// a fragment load reads at once start in different banks.
+#define F16BM 128                 // the block's rows of C
+#define F16BN 128                 // its columns
+#define F16BK 32                  // the depth of one step along k
+#define F16Stages 3               // buffers of each tile
+#define F16Threads 128            // 4 warps
+#define F16LDA (F16BK + 8)        // row stride of A's tile in shared memory, halves
+#define F16LDB (F16BN + 8)        // row stride of B's tile
+#define F16A (F16BM * F16LDA)     // halves of one buffer of A's tile
+#define F16B (F16BK * F16LDB)     // halves of one buffer of B's tile
+// F16SharedBytes: three buffers of each tile, 3·(5120 + 4352) halves.
+#define F16SharedBytes (F16Stages * (F16A + F16B) * 2)
 
 using namespace nvcuda;
 
 // f16Load starts the copies of step k0's tiles into buffer buf: 512
-// 16-byte pieces (8 halves) of A's tile and 512 of B's, two of each per
+// 16-byte pieces (8 halves) of A's tile and 512 of B's, four of each per
 // thread, neighbouring threads on neighbouring pieces of a row.
 __device__ void f16Load(__half *as, __half *bs, const __half *a, const __half *b, int n, int k, int m0, int n0, int k0) {
-	for (int q = 0; q < 2; q++) {
+	for (int q = 0; q < 4; q++) {
 		int piece = threadIdx.x + q * F16Threads;
 		int r = piece / (F16BK / 8), c8 = piece % (F16BK / 8) * 8; // A: 128 rows of 4 pieces
 		__pipeline_memcpy_async(as + r * F16LDA + c8, a + (size_t)(m0 + r) * k + k0 + c8, 16);
@@ -311,58 +318,63 @@ __device__ void f16Load(__half *as, __half *bs, const __half *a, const __half *b
 	}
 }
 
-extern "C" __global__ void __launch_bounds__(F16Threads) gemm_f16(float *c, const __half *a, const __half *b, int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(F16Threads, 2) gemm_f16(float *c, const __half *a, const __half *b, int m, int n, int k) {
 	extern __shared__ __align__(128) __half smem[];
-	__half *as = smem, *bs = smem + 2 * F16A; // two buffers of A's tile, then two of B's
+	__half *as = smem, *bs = smem + F16Stages * F16A; // the buffers of A's tile, then B's
 	int warp = threadIdx.x / 32;
-	int wm = warp / 4, wn = warp % 4; // the warp's place in the 2 × 4 layout
+	int wm = warp / 2, wn = warp % 2; // the warp's place in the 2 × 2 layout
 	int m0 = blockIdx.y * F16BM, n0 = blockIdx.x * F16BN;
 
-	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][2];
+	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][4];
 	for (int i = 0; i < 4; i++) {
-		for (int j = 0; j < 2; j++) {
+		for (int j = 0; j < 4; j++) {
 			wmma::fill_fragment(acc[i][j], 0.0f);
 		}
 	}
 
+	// Step s's tiles go to buffer s % F16Stages, and each thread commits
+	// one group of copies a step (an empty one past the last step): when
+	// step s is due, groups 0 to s+F16Stages-2 are committed, and
+	// __pipeline_wait_prior(F16Stages-2) waits for groups 0 to s.
 	int steps = k / F16BK;
-	f16Load(as, bs, a, b, n, k, m0, n0, 0);
-	__pipeline_commit();
-	for (int s = 0; s < steps; s++) {
-		__half *ac = as + s % 2 * F16A, *bc = bs + s % 2 * F16B;       // step s's tiles
-		__half *an = as + (s + 1) % 2 * F16A, *bn = bs + (s + 1) % 2 * F16B; // step s+1's
-		// Start the next step's copies into the other buffer, which every
-		// warp finished reading at the barrier that closed step s-1. A step
-		// past the end commits an empty group, so the wait below is the
-		// same every time: all groups but the newest are complete.
-		if (s + 1 < steps) {
-			f16Load(an, bn, a, b, n, k, m0, n0, (s + 1) * F16BK);
+	for (int s = 0; s < F16Stages - 1; s++) {
+		if (s < steps) {
+			f16Load(as + s * F16A, bs + s * F16B, a, b, n, k, m0, n0, s * F16BK);
 		}
 		__pipeline_commit();
-		__pipeline_wait_prior(1);
-		__syncthreads(); // every thread's pieces of step s have landed
+	}
+	for (int s = 0; s < steps; s++) {
+		__pipeline_wait_prior(F16Stages - 2);
+		// Every thread's copies of step s have landed, and every warp is
+		// done with step s-1, whose buffer the copies of step
+		// s+F16Stages-1 take next.
+		__syncthreads();
+		if (int next = s + F16Stages - 1; next < steps) {
+			f16Load(as + next % F16Stages * F16A, bs + next % F16Stages * F16B, a, b, n, k, m0, n0, next * F16BK);
+		}
+		__pipeline_commit();
 
+		const __half *at = as + s % F16Stages * F16A, *bt = bs + s % F16Stages * F16B; // step s's tiles
 		for (int kk = 0; kk < F16BK; kk += 16) {
 			wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> af[4];
-			wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> bf[2];
+			wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> bf[4];
 			for (int i = 0; i < 4; i++) {
-				wmma::load_matrix_sync(af[i], ac + (wm * 64 + i * 16) * F16LDA + kk, F16LDA);
+				wmma::load_matrix_sync(af[i], at + (wm * 64 + i * 16) * F16LDA + kk, F16LDA);
 			}
-			for (int j = 0; j < 2; j++) {
-				wmma::load_matrix_sync(bf[j], bc + kk * F16LDB + wn * 32 + j * 16, F16LDB);
+			for (int j = 0; j < 4; j++) {
+				wmma::load_matrix_sync(bf[j], bt + kk * F16LDB + wn * 64 + j * 16, F16LDB);
 			}
 			for (int i = 0; i < 4; i++) {
-				for (int j = 0; j < 2; j++) {
+				for (int j = 0; j < 4; j++) {
 					wmma::mma_sync(acc[i][j], af[i], bf[j], acc[i][j]);
 				}
 			}
 		}
-		__syncthreads(); // done with ac and bc: step s+2's copies may go there
 	}
 
 	for (int i = 0; i < 4; i++) {
-		for (int j = 0; j < 2; j++) {
-			int row = m0 + wm * 64 + i * 16, col = n0 + wn * 32 + j * 16;
+		for (int j = 0; j < 4; j++) {
+			int row = m0 + wm * 64 + i * 16, col = n0 + wn * 64 + j * 16;
 			wmma::store_matrix_sync(c + (size_t)row * n + col, acc[i][j], n, wmma::mem_row_major);
 		}
 	}
