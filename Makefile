@@ -55,7 +55,7 @@ help:
 	@echo '  make engine                build bin/llm (from IMPL, default ref)'
 	@echo '  make bench-openblas        the reference GEMM against OpenBLAS on this machine'
 	@echo '  make bench-llamacpp        the engine against llama.cpp, prefill and decode tok/s (needs node; D=0,1024,4096 at depth)'
-	@echo '  make ptx                   the CUDA C kernels (internal/cuda/kernels) to PTX, with ptxas'"'"'s registers and checksums (needs nvcc: ci/cuda/install-toolkit.sh)'
+	@echo '  make ptx [CU=unit15]       the CUDA C kernels (internal/cuda/kernels) to PTX, with ptxas'"'"'s registers and checksums (needs nvcc: ci/cuda/install-toolkit.sh)'
 	@echo '  make ptx-check             rebuild the PTX in a temporary folder and compare it with the committed files; run unit15'"'"'s twins on the CPU against the Go kernels'
 	@echo '  make fmt | make lint | make tools'
 
@@ -146,10 +146,12 @@ bench-openblas: forge
 # (compute_80, which the driver compiles for any GPU of compute capability
 # 8.0 or later), with ptxas's figures per kernel for sm_80 and sm_89 and a
 # checksum manifest per source: see ci/cuda/ptx.sh. Only these targets need
-# the CUDA toolkit; ci/cuda/install-toolkit.sh installs it.
+# the CUDA toolkit; ci/cuda/install-toolkit.sh installs it. CU=unit15
+# rebuilds that source only.
+CU ?=
 .PHONY: ptx ptx-check
 ptx:
-	@ci/cuda/ptx.sh build
+	@ci/cuda/ptx.sh build $(CU)
 
 ptx-check:
 	@ci/cuda/ptx.sh check

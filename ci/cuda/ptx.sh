@@ -2,7 +2,8 @@
 # Builds the PTX of every CUDA C source in internal/cuda/kernels, as `make
 # ptx` (build) and `make ptx-check` (check) run it.
 #
-#   ci/cuda/ptx.sh build   writes, next to each X.cu:
+#   ci/cuda/ptx.sh build [X...]   writes, next to each X.cu (or each one
+#                     named, without its .cu):
 #       X.ptx         nvcc -ptx -arch=compute_80: PTX for a virtual
 #                     architecture, which the driver compiles for the GPU it
 #                     runs on (any of compute capability 8.0 or later: A100,
@@ -32,11 +33,22 @@ for tool in nvcc ptxas; do
 	fi
 done
 
-# build OUT: every $dir/X.cu to OUT/X.ptx, OUT/X.ptxas.txt, OUT/X.sum.
+# build OUT [X...]: every $dir/X.cu (or the ones named) to OUT/X.ptx,
+# OUT/X.ptxas.txt, OUT/X.sum.
 build() {
 	out=$1
+	shift
+	sources=""
+	for x in "$@"; do
+		if [ ! -f "$dir/$x.cu" ]; then
+			echo "ptx: no $dir/$x.cu" >&2
+			exit 2
+		fi
+		sources="$sources $dir/$x.cu"
+	done
+	[ -n "$sources" ] || sources=$(ls "$dir"/*.cu)
 	version=$(nvcc --version | grep -i 'release')
-	for cu in "$dir"/*.cu; do
+	for cu in $sources; do
 		x=$(basename "$cu" .cu)
 		# shellcheck disable=SC2086 # NVCCFLAGS is a list of words
 		nvcc $NVCCFLAGS -o "$out/$x.ptx" "$cu"
@@ -66,7 +78,8 @@ build() {
 
 case "${1:-}" in
 build)
-	build "$dir"
+	shift
+	build "$dir" "$@"
 	;;
 check)
 	tmp=$(mktemp -d)
@@ -95,7 +108,7 @@ check)
 	exit $status
 	;;
 *)
-	echo "usage: ci/cuda/ptx.sh build|check" >&2
+	echo "usage: ci/cuda/ptx.sh build [X...] | check" >&2
 	exit 2
 	;;
 esac
