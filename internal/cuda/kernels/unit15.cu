@@ -9,13 +9,17 @@
 // shared words is launched here with 4·W bytes.
 //
 // Sizes are int (32 bits) where Go's are 64: an index must stay below
-// 2^31, which matrices of up to 46340² do.
+// 2^31, which matrices of up to 46340² do. nvcc fuses a·b + c into one
+// FMA (one rounding, not two), so on a GPU a twin's sums may differ from
+// its Go kernel's in their last bits; the tests hold both to the same
+// bound on the float64 result. On a CPU, without fusing, they agree bit
+// for bit: ci/cuda/twins.sh (part of make ptx-check) checks it.
 //
 // gemm_f16 at the end is no twin: it is the "going further" kernel, a
 // tensor-core GEMM to measure against cuBLAS on a real GPU.
 //
-// Build: make ptx (nvcc -ptx -arch=compute_80); the PTX is committed next
-// to this file and embedded by kernels.go.
+// Build: make ptx (nvcc -ptx -arch=compute_80 -std=c++17); the PTX is
+// committed next to this file and embedded by kernels.go.
 
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
