@@ -306,6 +306,8 @@ var Table = []Boss{
 			{Metric: "bank-conflicts", Cmp: AtMost, Value: 0, How: "GemmRegister's shared-memory bank conflicts in that launch: passes beyond the first its warp requests took"},
 			{Metric: "naive-x-tiled", Cmp: Info, How: "the same ratio for GemmTiled (16 × 16 shared tiles): 8, not 16, because a naive warp already shares its A word and its sectors of B"},
 			{Metric: "naive-x-tiled-requests", Cmp: Info, How: "GemmNaive's warp load requests over GemmTiled's: the tile's side, 16"},
+			{Metric: "f16-x-cublas", Cmp: AtLeast, Value: 0.5, Hardware: true, Needs: "gpu", How: "on the first CUDA GPU (compute capability 8.0 or later), C = A·B at 4096³, A and B IEEE halves, C float32, sums in float32: cuBLAS's time (cublasGemmEx, CUDA_R_16F in, CUDA_R_32F out, CUBLAS_COMPUTE_32F) over gemm_f16's (internal/cuda/kernels/unit15.cu: WMMA tensor-core fragments, 128 × 128 block tiles, warps of 64 × 64, three cp.async buffers), each the device's time (CUDA events) for ten products back to back, timed in turns, the median of 10 rounds (4 with -short); both products checked first on 256 sampled elements of C"},
+			{Metric: "decode-x-cpu", Cmp: AtLeast, Value: 1, Hardware: true, Needs: "gpu", How: "llm built from the units under test, a TinyLlama-shaped Q4_0 model (`llm gen --shape tinyllama-1.1b --type q4_0`): `llm bench -p 16 -n 32 -r 3` with --device cuda (every layer on the GPU: internal/gpu and engine.cu) over the same on every core of the CPU, the tg32 tokens per second"},
 		},
 	}}
 

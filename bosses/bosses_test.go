@@ -110,7 +110,7 @@ func TestGatedAndNeeds(t *testing.T) {
 	}
 	for _, b := range Table {
 		for _, bar := range b.Bars {
-			if !slices.Contains([]string{"", "avx2", "avx512f", "avx512vnni"}, bar.Needs) {
+			if !slices.Contains([]string{"", "avx2", "avx512f", "avx512vnni", "gpu"}, bar.Needs) {
 				t.Errorf("unit %d %s: Needs %q is not a feature Has knows", b.Unit, bar.Metric, bar.Needs)
 			}
 		}

@@ -19,29 +19,20 @@ import (
 // halves and summing in float32 into a float32 C (cuBLAS's cublasGemmEx
 // with CUDA_R_16F inputs, a CUDA_R_32F output and CUBLAS_COMPUTE_32F).
 //
-// Its figure, f16-x-cublas: cuBLAS's time over gemm_f16's, each the
+// Its figure, f16-x-cublas (reported by BenchmarkBoss15_Bytes): cuBLAS's
+// time over gemm_f16's, each the
 // device's time (CUDA events) for ten products queued back to back, the
 // two timed in turns, the median of the rounds' ratios. Reported too:
 // each one's TFLOP/s. Before it times them it checks both against the
 // float64 product on a sample of C's elements, and that gemm_f16 wrote
-// every element. Without a GPU, or without cuBLAS, the benchmark skips
-// with one line: not measured, never a pass.
-func BenchmarkBoss15_GPU(b *testing.B) {
-	f, ok, why := f16AgainstCublas(b)
-	if !ok {
-		b.Skip(why)
-	}
-	b.ReportMetric(f.ratio, "f16-x-cublas")
-	b.ReportMetric(f.mine, "f16-TFLOP/s")
-	b.ReportMetric(f.cublas, "cublas-TFLOP/s")
-}
-
+// every element. Without a GPU, or without cuBLAS, it is not measured,
+// and the boss says so: never a pass.
 // f16Figures are the GPU boss's figures: f16-x-cublas, and the TFLOP/s of
 // gemm_f16 and of cuBLAS.
 type f16Figures struct{ ratio, mine, cublas float64 }
 
-// f16AgainstCublas measures gemm_f16 against cuBLAS as the comment above
-// BenchmarkBoss15_GPU says. Without a GPU or without cuBLAS it measures
+// f16AgainstCublas measures gemm_f16 against cuBLAS as the comment at the
+// top of this file says. Without a GPU or without cuBLAS it measures
 // nothing and says why in one line ("not measured: ..."), so that another
 // boss benchmark can report the figures where they can be measured and
 // leave them out elsewhere; a wrong product or a failed call fails b.

@@ -71,4 +71,17 @@ func BenchmarkBoss15_Bytes(b *testing.B) {
 	b.ReportMetric(loads["GemmNaive"]/loads["GemmTiled"], "naive-x-tiled")
 	b.ReportMetric(requests["GemmNaive"]/requests["GemmTiled"], "naive-x-tiled-requests")
 	b.ReportMetric(float64(conflicts), "bank-conflicts")
+	// On a GPU: gemm_f16 against cuBLAS (boss_gpu_test.go).
+	if f, ok, why := f16AgainstCublas(b); ok {
+		b.ReportMetric(f.ratio, "f16-x-cublas")
+		b.ReportMetric(f.mine, "f16-TFLOP/s")
+		b.ReportMetric(f.cublas, "cublas-TFLOP/s")
+	} else {
+		b.Log(why)
+	}
+	if r, ok, why := decodeAgainstCPU(b); ok {
+		b.ReportMetric(r, "decode-x-cpu")
+	} else {
+		b.Log(why)
+	}
 }

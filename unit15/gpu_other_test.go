@@ -8,11 +8,6 @@ import "testing"
 // nothing to measure (gpu_test.go and boss_gpu_test.go hold the tests on
 // a GPU).
 
-func BenchmarkBoss15_GPU(b *testing.B) {
-	_, _, why := f16AgainstCublas(b)
-	b.Skip(why)
-}
-
 // f16Figures are the GPU boss's figures (boss_gpu_test.go).
 type f16Figures struct{ ratio, mine, cublas float64 }
 

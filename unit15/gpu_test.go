@@ -183,10 +183,11 @@ func gemmLaunch(name string, c, a, b cuda.Buffer, m, n, k int) launch {
 
 var gpuGemms = []string{"gemm_naive", "gemm_tiled", "gemm_register"}
 
-// TestGPU15_Gemm runs the GEMM twins on the shapes of TestC15_2_Gemm and
+// TestC15_6_TwinGemm runs the GEMM twins on the shapes of TestC15_2_Gemm and
 // checks them against the float64 product as it does; then times them at
 // 2048³.
-func TestGPU15_Gemm(t *testing.T) {
+func TestC15_6_TwinGemm(t *testing.T) {
+	hostFirst(t)
 	g := openGPU(t)
 	for _, s := range []struct{ m, n, k int }{
 		{1, 1, 1}, {16, 16, 16}, {64, 64, 64}, {17, 33, 5}, {65, 70, 31}, {3, 100, 40}, {100, 3, 17}, {64, 64, 1}, {1, 130, 16}, {192, 160, 96},
@@ -223,11 +224,12 @@ func transposeLaunch(name string, out, in cuda.Buffer, rows, cols int) launch {
 	return l
 }
 
-// TestGPU15_Transpose runs the transpose twins on the shapes of
+// TestC15_6_TwinTranspose runs the transpose twins on the shapes of
 // TestC15_3_Transpose, every word exact; then times them on 8192 × 8192,
 // where the naive one's scattered stores and the shared one's bank
 // conflicts show.
-func TestGPU15_Transpose(t *testing.T) {
+func TestC15_6_TwinTranspose(t *testing.T) {
+	hostFirst(t)
 	g := openGPU(t)
 	names := []string{"transpose_naive", "transpose_shared", "transpose_padded"}
 	for _, s := range []struct{ rows, cols int }{
@@ -264,11 +266,12 @@ func attentionLaunch(o, q, k, v cuda.Buffer, nq, nk, d int, causal bool) launch 
 		flops: 4 * float64(nq) * float64(nk) * float64(d), describeShape: fmt.Sprintf("at nq=%d, nk=%d, d=%d, causal=%v", nq, nk, d, causal)}
 }
 
-// TestGPU15_FlashAttention runs the attention twin on the cases of
+// TestC15_6_TwinFlashAttention runs the attention twin on the cases of
 // TestC15_4_FlashAttention, against the float64 attention with the same
 // tolerance; then times it on 4096 queries over 4096 keys of a 64-wide
 // head, without a mask (its FLOP/s count every score).
-func TestGPU15_FlashAttention(t *testing.T) {
+func TestC15_6_TwinFlashAttention(t *testing.T) {
+	hostFirst(t)
 	g := openGPU(t)
 	for _, s := range []struct {
 		nq, nk, d int
@@ -357,10 +360,11 @@ func f16Bound(abs []float64, k int) []float64 {
 	return abs
 }
 
-// TestGPU15_GemmF16 checks gemm_f16, the tensor-core GEMM the GPU boss
+// TestC15_6_TwinGemmF16 checks gemm_f16, the tensor-core GEMM the GPU boss
 // measures, against the float64 product of its halves, and cuBLAS's
 // product of the same halves where cuBLAS is installed.
-func TestGPU15_GemmF16(t *testing.T) {
+func TestC15_6_TwinGemmF16(t *testing.T) {
+	hostFirst(t)
 	g := openGPU(t)
 	var blas *cuda.Blas
 	if b, err := g.c.NewBlas(); err == nil {
