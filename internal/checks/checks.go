@@ -94,6 +94,13 @@ func forbidden(u workbook.Unit, imp string, isTest bool) string {
 		return "only tests may use the testkit"
 	case strings.HasPrefix(imp, m+"/solutions"):
 		return "units import each other by their learner paths, never solutions/"
+	case imp == m+"/internal/cuda" || imp == m+"/internal/cuda/kernels":
+		// The CUDA driver binding and the kernels' PTX are a library the
+		// GPU unit stands on, not tooling: only unit15 uses them.
+		if u < 15 {
+			return "only unit15, the CUDA capstone, drives a GPU"
+		}
+		return ""
 	case strings.HasPrefix(imp, m+"/internal") || strings.HasPrefix(imp, m+"/cmd") || imp == m+"/bosses":
 		return "unit code does not depend on the tooling"
 	}

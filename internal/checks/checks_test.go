@@ -34,6 +34,10 @@ func TestForbidden(t *testing.T) {
 		{5, m + "/testkit/testmodel", true, false}, // built on unit05
 		{8, m + "/testkit/testmat", false, false},  // tests only
 		{8, m + "/testkit/other", true, false},
+		{15, m + "/internal/cuda", false, true},
+		{15, m + "/internal/cuda/kernels", true, true},
+		{14, m + "/internal/cuda", false, false},
+		{15, m + "/internal/gpu", false, false},
 	}
 	for _, tc := range tests {
 		if got := forbidden(tc.unit, tc.imp, tc.isTest) == ""; got != tc.ok {
