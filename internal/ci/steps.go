@@ -420,7 +420,7 @@ func stepBosses(ctx context.Context, e *Env) error {
 		fmt.Fprintf(&b, "%s · %s\n", u, u.Title())
 		grade.RenderBoss(&b, u, *res.Boss, res.Boss.Status != grade.Pass)
 		e.Reportf("%s", b.String())
-		if res.Boss.Status != grade.Pass && !onlyNoGPU(*res.Boss) {
+		if res.Boss.Status != grade.Pass && !grade.NeedsGPUOnly(*res.Boss) {
 			failed++
 		}
 	}
@@ -428,20 +428,6 @@ func stepBosses(ctx context.Context, e *Env) error {
 		return fmt.Errorf("%d reference bosses miss their bars", failed)
 	}
 	return nil
-}
-
-// onlyNoGPU reports whether a boss is SKIP only for bars that need a GPU,
-// which CI never has: its other bars are all met.
-func onlyNoGPU(b grade.BossResult) bool {
-	if b.Status != grade.Skip {
-		return false
-	}
-	for _, f := range b.Figures {
-		if f.NotHere != "" && f.Bar.Needs != "gpu" {
-			return false
-		}
-	}
-	return true
 }
 
 // crossTargets are the platforms built for but not tested on. linux/arm64

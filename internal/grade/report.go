@@ -181,11 +181,15 @@ func NextStep(r UnitResult) string {
 	if r.Build != nil {
 		return fmt.Sprintf("fix the compile error above, then run `make unit%02d`", u)
 	}
+	var needGPU []string // what passes but for tests that need a GPU
 	for _, c := range r.Challenges {
-		switch c.Status {
-		case Pass:
+		switch {
+		case c.Status == Pass:
 			continue
-		case Todo:
+		case c.Status == Skip && onlyNoGPU(c.Tests):
+			needGPU = append(needGPU, c.ID)
+			continue
+		case c.Status == Todo:
 			id, dir := c.ID, r.Unit.Dir()
 			if t, ok := FirstTodo(c.Tests); ok && t.TodoID != "" {
 				id = t.TodoID
@@ -202,8 +206,13 @@ func NextStep(r UnitResult) string {
 				u, u, strings.SplitN(c.ID, ".", 2)[1], doc, c.ID, u, c.ID)
 		}
 	}
-	if r.Boss != nil && r.Boss.Status != Pass {
+	if r.Boss != nil && NeedsGPUOnly(*r.Boss) {
+		needGPU = append(needGPU, "the boss")
+	} else if r.Boss != nil && r.Boss.Status != Pass {
 		return fmt.Sprintf("the boss: %s § Boss sets the bar, `make boss%02d V=1` measures it", doc, u)
+	}
+	if len(needGPU) > 0 {
+		return fmt.Sprintf("all that runs here passes; %s also need an NVIDIA GPU (not measured here, never a pass): run `make unit%02d` on a machine with one", strings.Join(needGPU, " and "), u)
 	}
 	if len(r.Challenges) == 0 {
 		return fmt.Sprintf("`make unit%02d` runs every challenge", u)
@@ -254,3 +263,33 @@ func AllTodo(rs []UnitResult) bool {
 // StartingLine is printed when every challenge is still a stub.
 const StartingLine = `Every challenge is TODO: this is the starting line, not a failure.
 Begin with docs/unit00.md (challenge 0.1), fill in unit00/close.go, then run ` + "`make unit00`."
+
+// onlyNoGPU reports whether the tests that did not pass were all skipped
+// for want of a GPU ("not measured: no GPU", unit15's line).
+func onlyNoGPU(tests []TestResult) bool {
+	skipped := false
+	for _, t := range tests {
+		switch {
+		case t.Status == Pass:
+		case t.Status == Skip && strings.Contains(t.Detail, "no GPU"):
+			skipped = true
+		default:
+			return false
+		}
+	}
+	return skipped
+}
+
+// NeedsGPUOnly reports whether a boss is SKIP only for bars that need a
+// GPU, which CI never has: its other bars are all met.
+func NeedsGPUOnly(b BossResult) bool {
+	if b.Status != Skip {
+		return false
+	}
+	for _, f := range b.Figures {
+		if f.NotHere != "" && f.Bar.Needs != "gpu" {
+			return false
+		}
+	}
+	return true
+}
