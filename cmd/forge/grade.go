@@ -62,7 +62,7 @@ func cmdGrade(ctx context.Context, args []string) error {
 		}
 		grade.Render(os.Stdout, res, s.DepsLabel(), *verbose)
 		results = append(results, res)
-		ok = ok && grade.Passed(res)
+		ok = ok && grade.PassedHere(res)
 	}
 	if grade.AllTodo(results) {
 		fmt.Println()

@@ -57,3 +57,33 @@ func TestNextStepNoGPU(t *testing.T) {
 		}
 	}
 }
+
+// PassedHere: a unit whose only shortfalls are tests and bars that need a
+// GPU passes as far as a machine without one can tell; any other SKIP, a
+// failure or a stub does not.
+func TestPassedHere(t *testing.T) {
+	pass := TestResult{Name: "TestC15_5_Host", Status: Pass}
+	noGPU := TestResult{Name: "TestC15_6_Device", Status: Skip, Detail: "not measured: no GPU (cuda: no usable CUDA driver)"}
+	other := TestResult{Name: "TestC15_6_Other", Status: Skip, Detail: "skipped: short mode"}
+	gpuBoss := BossResult{Status: Skip, Figures: []Figure{{Bar: bosses.Bar{Metric: "f16-x-cublas", Needs: "gpu"}, NotHere: "not measured: no GPU"}}}
+	failBoss := BossResult{Status: Fail}
+	unit := func(tests []TestResult, boss *BossResult) UnitResult {
+		return UnitResult{Unit: workbook.Unit(15), Written: true, Boss: boss, Challenges: []ChallengeResult{{ID: "15.6", Status: Merge(tests), Tests: tests}}}
+	}
+	for _, tc := range []struct {
+		what string
+		r    UnitResult
+		want bool
+	}{
+		{"all passed", unit([]TestResult{pass}, &BossResult{Status: Pass}), true},
+		{"only GPU skips", unit([]TestResult{pass, noGPU}, &gpuBoss), true},
+		{"a skip for another reason", unit([]TestResult{pass, noGPU, other}, &gpuBoss), false},
+		{"a boss that fails", unit([]TestResult{pass, noGPU}, &failBoss), false},
+		{"a stub", unit([]TestResult{{Name: "TestC15_6_X", Status: Todo}}, nil), false},
+		{"not written", UnitResult{Unit: workbook.Unit(15)}, false},
+	} {
+		if got := PassedHere(tc.r); got != tc.want {
+			t.Errorf("%s: PassedHere = %v, want %v", tc.what, got, tc.want)
+		}
+	}
+}
