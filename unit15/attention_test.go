@@ -94,6 +94,31 @@ func TestC15_4_FlashAttention(t *testing.T) {
 			s.nq, s.nk, s.d, s.causal, s.lo, s.lq, s.lk, s.lv)
 		require.Contains(t, err.Error(), "attention", "FlashAttention checks its arguments before it launches")
 	}
+	// Rows of very different scale: every other query is near zero, the
+	// rest 100 times larger (scores of standard deviation 100). Each row
+	// must take its own running maximum: another row's, or a shifted one,
+	// leaves e^(s−m) to overflow or vanish. A float32 score of a few
+	// hundred carries a rounding error of about √64·2⁻²⁴·512 ≈ 2.5e-4
+	// (64 products of magnitude 512/8 summed), which the output inherits:
+	// hence the wider tolerance here.
+	for _, causal := range []bool{false, true} {
+		what := fmt.Sprintf("FlashAttention(nq=16, nk=64, d=64, causal=%v) with rows of scale 0.01 and 100 in turn", causal)
+		o, q, k, v, _ := attentionCase(31, 16, 64, 64, causal, 1)
+		for i := range q.Data {
+			if (i/64)%2 == 0 {
+				q.Data[i] *= 0.01
+			} else {
+				q.Data[i] *= 100
+			}
+		}
+		want := fullAttention(q.Data, k.Data, v.Data, 16, 64, 64)
+		if causal {
+			want = oracle.Attention(oracle.Float64s(q.Data), oracle.Float64s(k.Data), oracle.Float64s(v.Data), 16, 48, 1, 1, 64)
+		}
+		_, err := FlashAttention(o, q, k, v, 16, 64, 64, causal)
+		require.NoError(t, err, what)
+		oracle.AssertCloseShape(t, what, o.Data, want, []int{16, 64}, oracle.Tol{Atol: 1e-3, Rtol: 1e-3})
+	}
 	// Causal with as many queries as keys is allowed: a whole prompt.
 	o, q, k, v, want := attentionCase(9, 5, 5, 4, true, 1)
 	_, err := FlashAttention(o, q, k, v, 5, 5, 4, true)

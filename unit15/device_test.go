@@ -175,6 +175,9 @@ func (e *emuDriver) Launch(name string, grid, block Dim3, shared int, args ...an
 		if !ok {
 			return fmt.Errorf("Launch %s: argument %d is %T, want an int32 size", name, i, a)
 		}
+		if name == "flash_attention" && i == len(args)-1 && s != 0 && s != 1 {
+			return fmt.Errorf("Launch %s: causal is %d, want the int32 0 or 1", name, s)
+		}
 		sizes[i-spec.bufs] = int(s)
 	}
 	for i, w := range spec.words(sizes) {
@@ -241,7 +244,7 @@ func deviceRuns() []deviceRun {
 	for _, s := range []struct {
 		nq, nk, d int
 		causal    bool
-	}{{17, 40, 64, true}, {3, 70, 13, false}, {1, 1, 128, true}, {20, 20, 33, false}} {
+	}{{17, 40, 64, true}, {3, 70, 13, false}, {1, 1, 128, true}, {20, 20, 33, false}, {16, 40, 64, true}, {15, 15, 8, false}} {
 		o, q, k, v, want := attentionCase(uint64(s.nq+s.nk), s.nq, s.nk, s.d, s.causal, 1)
 		runs = append(runs, deviceRun{fmt.Sprintf("DeviceFlashAttention(nq=%d, nk=%d, d=%d, causal=%v)", s.nq, s.nk, s.d, s.causal), "flash_attention",
 			func(d Driver) error {
