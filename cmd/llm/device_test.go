@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/llmforge/forge/internal/cuda"
 )
@@ -82,5 +85,18 @@ func TestDeviceCPUIsDefault(t *testing.T) {
 		if got := ok(t, append(base, extra...)...); got != want {
 			t.Errorf("llm run ... %q:\n%q\nwant (no flag)\n%q", extra, got, want)
 		}
+	}
+}
+
+// A driver error in the middle of a forward pass (internal/gpu panics with
+// it) becomes one line; anything else is not taken for one.
+func TestDeviceFailure(t *testing.T) {
+	driverErr := fmt.Errorf("gpu: a 64×64 q4_0 product of 1 rows: %w", &cuda.Error{Call: "cuLaunchKernel", Result: 700, Text: "an illegal memory access was encountered"})
+	msg, ok := deviceFailure(driverErr)
+	require.True(t, ok, "a wrapped *cuda.Error")
+	require.Equal(t, "the GPU failed: gpu: a 64×64 q4_0 product of 1 rows: cuda: cuLaunchKernel: an illegal memory access was encountered (CUresult 700)", msg)
+	for _, r := range []any{errors.New("disk full"), "TODO(5.1): write it", 42} {
+		_, ok := deviceFailure(r)
+		require.False(t, ok, "%v is not a device failure", r)
 	}
 }

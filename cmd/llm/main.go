@@ -31,6 +31,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/llmforge/forge/internal/cuda"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -162,6 +164,10 @@ func execute(ctx context.Context, c *command, args []string, stdout, stderr io.W
 	// line rather than with a stack trace.
 	defer func() {
 		if r := recover(); r != nil {
+			if msg, ok := deviceFailure(r); ok {
+				status = fail(1, msg)
+				return
+			}
 			s, ok := r.(string)
 			if !ok || !strings.HasPrefix(s, "TODO(") {
 				panic(r)
@@ -269,4 +275,17 @@ func revision() string {
 		}
 	}
 	return ""
+}
+
+// deviceFailure recognises a GPU call that failed in the middle of a
+// forward pass: the model's Matrix and KVStore interfaces return no
+// errors, so internal/gpu panics with the driver's error, which becomes
+// one line here instead of a stack trace.
+func deviceFailure(r any) (string, bool) {
+	err, ok := r.(error)
+	var ce *cuda.Error
+	if !ok || !errors.As(err, &ce) {
+		return "", false
+	}
+	return "the GPU failed: " + err.Error(), true
 }
