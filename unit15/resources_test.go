@@ -44,6 +44,7 @@ func TestC15_6_ParseResources(t *testing.T) {
 		{"sm_ and no number", "gemm_naive sm_ regs=1 smem=0 stack=0 spill=0", "line 1"},
 		{"sm_ and not a number", "gemm_naive sm_8x regs=1 smem=0 stack=0 spill=0", "line 1"},
 		{"a field missing", "# x\ngemm_naive sm_80 regs=1 smem=0 stack=0", "line 2"},
+		{"every field missing", "gemm_naive sm_80", "want all of regs, smem, stack and spill"},
 		{"a field twice", "gemm_naive sm_80 regs=1 regs=2 smem=0 stack=0 spill=0", "line 1"},
 		{"an unknown field", "gemm_naive sm_80 regs=1 smem=0 stack=0 spill=0 lmem=0", "line 1"},
 		{"a field with no value", "gemm_naive sm_80 regs smem=0 stack=0 spill=0", "line 1"},
@@ -105,6 +106,8 @@ func TestC15_6_KernelOccupancy(t *testing.T) {
 		{RTX4090, "flash_attention", 512, 5712, Occupancy{BlocksPerSM: 3, Warps: 48, Fraction: 1, Limit: "warps"}},
 		{A100, "gemm_tiled", 256, 512, Occupancy{BlocksPerSM: 8, Warps: 64, Fraction: 1, Limit: "warps"}},
 		{A100, "gemm_tiled", 256, 40000, Occupancy{BlocksPerSM: 1, Warps: 8, Fraction: 0.125, Limit: "shared memory"}}, // 161,024 bytes with its static 1024
+		{A100, "gemm_tiled", 256, 26000, Occupancy{BlocksPerSM: 1, Warps: 8, Fraction: 0.125, Limit: "shared memory"}}, // 105,024 bytes: 106,112 a block with the reserved 1 KB, one fits in 164 KB
+		{A100, "gemm_tiled", 256, 19000, Occupancy{BlocksPerSM: 2, Warps: 16, Fraction: 0.25, Limit: "shared memory"}}, // 77,024 bytes: 78,080 a block, two fit
 	} {
 		got, err := KernelOccupancy(tc.gpu, res, tc.kernel, tc.threads, tc.words)
 		require.NoError(t, err, "%s on %s", tc.kernel, tc.gpu.Name)
