@@ -108,6 +108,16 @@ func TestGatedAndNeeds(t *testing.T) {
 	if !Has("") || Has("avx1024") {
 		t.Error(`Has("") must be true and Has of an unknown feature false`)
 	}
+	defer func(old func() bool) { GPU = old }(GPU)
+	for _, tc := range []struct {
+		gpu  func() bool
+		want bool
+	}{{nil, false}, {func() bool { return false }, false}, {func() bool { return true }, true}} {
+		GPU = tc.gpu
+		if Has("gpu") != tc.want {
+			t.Errorf(`Has("gpu") = %v with GPU %v, want %v: only the grader's GPU hook says there is one`, !tc.want, tc.gpu != nil, tc.want)
+		}
+	}
 	for _, b := range Table {
 		for _, bar := range b.Bars {
 			if !slices.Contains([]string{"", "avx2", "avx512f", "avx512vnni", "gpu"}, bar.Needs) {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/build/constraint"
 	"io"
 	"os"
 	"os/exec"
@@ -162,7 +163,7 @@ func (e *Env) ArchPkgs() (arch, portable []string, err error) {
 					if err != nil {
 						return nil, nil, err
 					}
-					if bytes.Contains(src, []byte("\n//go:build ")) || bytes.HasPrefix(src, []byte("//go:build ")) {
+					if archSpecific(filepath.Base(f), src) {
 						specific = true
 					}
 				}
@@ -213,4 +214,49 @@ func firstArgs(args []string) string {
 		return strings.Join(args[:3], " ") + " …"
 	}
 	return strings.Join(args, " ")
+}
+
+// archTags are the build tags that choose code by architecture: the
+// GOARCH values Forge builds for, and purego (the pure-Go fallbacks of
+// the assembly).
+var archTags = map[string]bool{"amd64": true, "arm64": true, "386": true, "arm": true, "purego": true}
+
+// archSpecific reports whether a Go file is built for some architectures
+// only: its name ends in _GOARCH, or its build line names an architecture
+// or purego. A file built for some operating systems only (unit15's CUDA
+// driver, Linux's) is not: the same Go runs on every architecture there.
+func archSpecific(name string, src []byte) bool {
+	stem := strings.TrimSuffix(name, ".go")
+	for tag := range archTags {
+		if strings.HasSuffix(stem, "_"+tag) {
+			return true
+		}
+	}
+	for _, line := range strings.Split(string(src), "\n") {
+		if !constraint.IsGoBuild(line) {
+			continue
+		}
+		expr, err := constraint.Parse(line)
+		if err != nil {
+			return true // a line the tools cannot read: test it everywhere
+		}
+		return namesArch(expr)
+	}
+	return false
+}
+
+// namesArch reports whether a build expression names an architecture tag
+// anywhere in it.
+func namesArch(x constraint.Expr) bool {
+	switch x := x.(type) {
+	case *constraint.TagExpr:
+		return archTags[x.Tag]
+	case *constraint.NotExpr:
+		return namesArch(x.X)
+	case *constraint.AndExpr:
+		return namesArch(x.X) || namesArch(x.Y)
+	case *constraint.OrExpr:
+		return namesArch(x.X) || namesArch(x.Y)
+	}
+	return true
 }

@@ -13,9 +13,13 @@ import (
 	"strings"
 
 	"github.com/llmforge/forge/bosses"
+	"github.com/llmforge/forge/internal/cuda"
 	"github.com/llmforge/forge/internal/overlay"
 	"github.com/llmforge/forge/internal/workbook"
 )
+
+// The grader measures a boss's GPU bars where a CUDA driver sees a device.
+func init() { bosses.GPU = func() bool { return cuda.Load() == nil } }
 
 // BossResult is the outcome of a unit's boss.
 type BossResult struct {
