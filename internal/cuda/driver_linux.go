@@ -248,6 +248,17 @@ type Dim3 struct{ X, Y, Z int }
 // Buffer (passed as its device pointer), an int32, a uint32 or a float32,
 // in the order of the kernel's parameters.
 func (k *Kernel) Launch(grid, block Dim3, shared int, args ...any) error {
+	if err := k.Enqueue(grid, block, shared, args...); err != nil {
+		return err
+	}
+	return k.m.c.do("cuCtxSynchronize", cuCtxSynchronize)
+}
+
+// Enqueue queues the kernel on grid × block threads with shared bytes of
+// dynamic shared memory and returns without waiting for it: Launch without
+// its wait, for timing kernels back to back (Time). Its arguments are
+// Launch's. A fault of the kernel shows in the next call that waits.
+func (k *Kernel) Enqueue(grid, block Dim3, shared int, args ...any) error {
 	vals := make([]uint64, len(args)) // each argument's bytes, kept here
 	params := make([]unsafe.Pointer, len(args))
 	for i, a := range args {
@@ -261,7 +272,7 @@ func (k *Kernel) Launch(grid, block Dim3, shared int, args ...any) error {
 		case float32:
 			*(*float32)(unsafe.Pointer(&vals[i])) = x
 		default:
-			return fmt.Errorf("cuda: argument %d of Launch is a %T; want a Buffer, int32, uint32 or float32", i, a)
+			return fmt.Errorf("cuda: argument %d of the kernel is a %T; want a Buffer, int32, uint32 or float32", i, a)
 		}
 		params[i] = unsafe.Pointer(&vals[i])
 	}
@@ -269,13 +280,12 @@ func (k *Kernel) Launch(grid, block Dim3, shared int, args ...any) error {
 	if len(params) > 0 {
 		p = &params[0]
 	}
+	// cuLaunchKernel copies the arguments when it queues the launch, so
+	// they need to live only until it returns.
 	err := k.m.c.do("cuLaunchKernel", func() Result {
 		return cuLaunchKernel(k.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
 			uint32(block.X), uint32(block.Y), uint32(block.Z), uint32(shared), 0, p, nil)
 	})
-	if err == nil {
-		err = k.m.c.do("cuCtxSynchronize", cuCtxSynchronize)
-	}
 	runtime.KeepAlive(vals)
 	runtime.KeepAlive(params)
 	return err

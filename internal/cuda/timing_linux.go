@@ -4,10 +4,8 @@ package cuda
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/ebitengine/purego"
 )
@@ -120,41 +118,4 @@ func (k *Kernel) SetMaxShared(bytes int) error {
 		return err
 	}
 	return k.m.c.do("cuFuncSetAttribute", func() Result { return cuFuncSetAttribute(k.fn, attrMaxDynamicShared, int32(bytes)) })
-}
-
-// Enqueue queues the kernel on grid × block threads with shared bytes of
-// dynamic shared memory and returns without waiting for it: Launch without
-// its wait, for timing kernels back to back (Time). Its arguments are
-// Launch's. A fault of the kernel shows in the next call that waits.
-func (k *Kernel) Enqueue(grid, block Dim3, shared int, args ...any) error {
-	vals := make([]uint64, len(args)) // each argument's bytes, kept here
-	params := make([]unsafe.Pointer, len(args))
-	for i, a := range args {
-		switch x := a.(type) {
-		case Buffer:
-			vals[i] = x.ptr
-		case int32:
-			*(*int32)(unsafe.Pointer(&vals[i])) = x
-		case uint32:
-			*(*uint32)(unsafe.Pointer(&vals[i])) = x
-		case float32:
-			*(*float32)(unsafe.Pointer(&vals[i])) = x
-		default:
-			return fmt.Errorf("cuda: argument %d of Enqueue is a %T; want a Buffer, int32, uint32 or float32", i, a)
-		}
-		params[i] = unsafe.Pointer(&vals[i])
-	}
-	var p *unsafe.Pointer
-	if len(params) > 0 {
-		p = &params[0]
-	}
-	// cuLaunchKernel copies the arguments when it queues the launch, so
-	// they need to live only until it returns.
-	err := k.m.c.do("cuLaunchKernel", func() Result {
-		return cuLaunchKernel(k.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
-			uint32(block.X), uint32(block.Y), uint32(block.Z), uint32(shared), 0, p, nil)
-	})
-	runtime.KeepAlive(vals)
-	runtime.KeepAlive(params)
-	return err
 }
