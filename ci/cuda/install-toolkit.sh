@@ -4,8 +4,8 @@
 # component in a sources file of its own and installs the package. Only
 # `make ptx` needs it (to rebuild the PTX of internal/cuda/kernels from its
 # CUDA C sources); building and testing Forge never does. It needs root (or
-# sudo) and about 3 GB of disk; it does nothing when nvcc is already on the
-# PATH.
+# sudo) and 5.5 GB of disk (1.6 GB downloaded); it does nothing when nvcc
+# is already on the PATH.
 set -eu
 if command -v nvcc >/dev/null 2>&1; then
 	echo "nvcc already installed: $(command -v nvcc)"
