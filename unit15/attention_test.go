@@ -19,7 +19,8 @@ var attentionTol = oracle.Tol{Atol: 1e-5, Rtol: 1e-4}
 // attentionCase returns q (nq × d), k and v (nk × d) with entries of
 // standard deviation sd, an o of NaNs (every word must be written), and
 // the float64 attention: causal through oracle.Attention (one head, the
-// queries at the last nq positions), otherwise every key for every query.
+// queries at the last nq positions), otherwise every key for every query
+// (fullAttention).
 func attentionCase(seed uint64, nq, nk, d int, causal bool, sd float64) (o, q, k, v *Global, want []float64) {
 	g := oracle.NewRand(seed)
 	q, k, v = &Global{Data: g.Normal(nq*d, 0, sd)}, &Global{Data: g.Normal(nk*d, 0, sd)}, &Global{Data: g.Normal(nk*d, 0, 1)}
@@ -31,21 +32,7 @@ func attentionCase(seed uint64, nq, nk, d int, causal bool, sd float64) (o, q, k
 	if causal {
 		return o, q, k, v, oracle.Attention(q64, k64, v64, nq, nk-nq, 1, 1, d)
 	}
-	want = make([]float64, nq*d)
-	for i := range nq {
-		scores := make([]float64, nk)
-		for j := range nk {
-			for c := range d {
-				scores[j] += q64[i*d+c] * k64[j*d+c]
-			}
-			scores[j] /= math.Sqrt(float64(d))
-		}
-		for j, p := range oracle.Softmax(scores, 1, nil) {
-			for c := range d {
-				want[i*d+c] += p * v64[j*d+c]
-			}
-		}
-	}
+	want = fullAttention(q.Data, k.Data, v.Data, nq, nk, d)
 	return o, q, k, v, want
 }
 
@@ -171,4 +158,24 @@ func TestC15_4_Traffic(t *testing.T) {
 				tc.nq, tc.nk, d, tc.causal, got, tc.want)
 		}
 	}
+}
+
+// fullAttention is attention in float64 with every key for every query.
+func fullAttention(q, k, v []float32, nq, nk, d int) []float64 {
+	out := make([]float64, nq*d)
+	for i := range nq {
+		scores := make([]float64, nk)
+		for j := range nk {
+			for c := range d {
+				scores[j] += float64(q[i*d+c]) * float64(k[j*d+c])
+			}
+			scores[j] /= math.Sqrt(float64(d))
+		}
+		for j, p := range oracle.Softmax(scores, 1, nil) {
+			for c := range d {
+				out[i*d+c] += p * float64(v[j*d+c])
+			}
+		}
+	}
+	return out
 }

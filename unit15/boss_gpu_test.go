@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"testing"
 
+	"github.com/llmforge/forge/bosses"
 	"github.com/llmforge/forge/internal/cuda"
 	"github.com/llmforge/forge/oracle"
 )
@@ -100,7 +100,7 @@ func f16AgainstCublas(b *testing.B) (f16Figures, bool, string) {
 		ratios, tMine, tRef = append(ratios, tr/tm), append(tMine, tm), append(tRef, tr)
 	}
 	flops := 2 * float64(m) * float64(n) * float64(k)
-	f := f16Figures{ratio: median(ratios), mine: flops / median(tMine) / 1e12, cublas: flops / median(tRef) / 1e12}
+	f := f16Figures{ratio: bosses.Median(ratios), mine: flops / bosses.Median(tMine) / 1e12, cublas: flops / bosses.Median(tRef) / 1e12}
 	b.Logf("%s, %s (cuBLAS %d), %d³: gemm_f16 %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, f16-x-cublas %.3f (medians of %d rounds of %d products each)",
 		g.c.Name, blas.Library, blas.Version, size, f.mine, f.cublas, f.ratio, rounds, runs)
 	return f, true, ""
@@ -128,13 +128,4 @@ func checkSample(b *testing.B, who string, c, a, bm []float32, m, n, k int) {
 		}
 	}
 	b.Logf("%s at %d³: every element written, 256 sampled within their bounds", who, m)
-}
-
-// median of x (x is reordered).
-func median(x []float64) float64 {
-	slices.Sort(x)
-	if len(x)%2 == 1 {
-		return x[len(x)/2]
-	}
-	return (x[len(x)/2-1] + x[len(x)/2]) / 2
 }

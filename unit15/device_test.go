@@ -3,7 +3,6 @@ package unit15
 import (
 	"errors"
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -191,26 +190,6 @@ func (e *emuDriver) Launch(name string, grid, block Dim3, shared int, args ...an
 	spec.run(bufs, sizes)
 	e.launched = append(e.launched, name)
 	return nil
-}
-
-// fullAttention is attention in float64 with every key for every query.
-func fullAttention(q, k, v []float32, nq, nk, d int) []float64 {
-	out := make([]float64, nq*d)
-	for i := range nq {
-		scores := make([]float64, nk)
-		for j := range nk {
-			for c := range d {
-				scores[j] += float64(q[i*d+c]) * float64(k[j*d+c])
-			}
-			scores[j] /= math.Sqrt(float64(d))
-		}
-		for j, p := range oracle.Softmax(scores, 1, nil) {
-			for c := range d {
-				out[i*d+c] += p * float64(v[j*d+c])
-			}
-		}
-	}
-	return out
 }
 
 // deviceRun is one call of a host function on a device, with its inputs
