@@ -107,6 +107,7 @@ func TestC15_6_KernelOccupancy(t *testing.T) {
 		{A100, "gemm_tiled", 256, 512, Occupancy{BlocksPerSM: 8, Warps: 64, Fraction: 1, Limit: "warps"}},
 		{A100, "gemm_tiled", 256, 40000, Occupancy{BlocksPerSM: 1, Warps: 8, Fraction: 0.125, Limit: "shared memory"}}, // 161,024 bytes with its static 1024
 		{A100, "gemm_tiled", 256, 26000, Occupancy{BlocksPerSM: 1, Warps: 8, Fraction: 0.125, Limit: "shared memory"}}, // 105,024 bytes: 106,112 a block with the reserved 1 KB, one fits in 164 KB
+		{A100, "gemm_tiled", 256, 20500, Occupancy{BlocksPerSM: 1, Warps: 8, Fraction: 0.125, Limit: "shared memory"}}, // 82,000 bytes and the static 1024: 84,096 a block, one fits; without the static kilobyte, two would
 		{A100, "gemm_tiled", 256, 19000, Occupancy{BlocksPerSM: 2, Warps: 16, Fraction: 0.25, Limit: "shared memory"}}, // 77,024 bytes: 78,080 a block, two fit
 	} {
 		got, err := KernelOccupancy(tc.gpu, res, tc.kernel, tc.threads, tc.words)

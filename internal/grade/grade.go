@@ -292,7 +292,8 @@ func (g *Grader) runAcross(ctx context.Context, bins []Binary, in map[string]Bin
 }
 
 // Merge folds test results into a challenge status: a real failure (FAIL,
-// PANIC, TIMEOUT, SKIP) outranks a stub (TODO), which outranks a pass.
+// PANIC or TIMEOUT, then SKIP) outranks a stub (TODO), which outranks a
+// pass.
 func Merge(rs []TestResult) Status {
 	if len(rs) == 0 {
 		return NotRun
@@ -314,11 +315,17 @@ func Merge(rs []TestResult) Status {
 }
 
 // FirstProblem returns the first test that failed for a reason other than a
-// stub.
+// stub: a FAIL, PANIC or TIMEOUT before any SKIP, so that a test skipped
+// for want of a GPU never hides another test's failure.
 func FirstProblem(rs []TestResult) (TestResult, bool) {
 	for _, r := range rs {
 		switch r.Status {
-		case Fail, Panic, Timeout, Skip:
+		case Fail, Panic, Timeout:
+			return r, true
+		}
+	}
+	for _, r := range rs {
+		if r.Status == Skip {
 			return r, true
 		}
 	}

@@ -133,6 +133,9 @@ func TestMerge(t *testing.T) {
 		{r(Pass, Todo, NotRun), Todo},
 		{r(Todo, Fail), Fail},
 		{r(Pass, Skip), Skip},
+		{r(Skip, Fail), Fail}, // a GPU test's SKIP hides no failure
+		{r(Skip, Todo, Timeout), Timeout},
+		{r(Skip, Todo), Skip},
 		{r(Todo, Panic), Panic},
 		{nil, NotRun},
 	}
